@@ -1,0 +1,18 @@
+// hcpsim run — not implemented yet (placeholder until its issue lands).
+#include <CLI/CLI.hpp>
+#include <iostream>
+
+#include "cli/commands.h"
+
+namespace hcpsim::cli {
+
+void add_run_command(CLI::App& app, CliContext& ctx) {
+  auto* cmd = app.add_subcommand("run", "(not implemented yet)");
+  cmd->allow_extras();
+  cmd->callback([&ctx]() {
+    std::cerr << "hcpsim run: not implemented yet\n";
+    ctx.exit_code = 1;
+  });
+}
+
+}  // namespace hcpsim::cli

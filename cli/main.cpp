@@ -1,0 +1,43 @@
+// hcpsim command line: subcommands parse arguments and call the libraries.
+#include <CLI/CLI.hpp>
+#include <exception>
+#include <iostream>
+
+#include "cli/commands.h"
+
+int main(int argc, char** argv) {
+  using namespace hcpsim::cli;
+  CLI::App app{"hcpsim: simulate, run and explain context-parallel attention (p2p, a2a, all_gather, "
+               "a2a+p2p) with Megatron-Core / Transformer Engine semantics"};
+  app.set_version_flag("--version", std::string("hcpsim ") + HCPSIM_VERSION);
+  app.require_subcommand(1);
+  app.footer("Run 'hcpsim COMMAND --help' for a command's options and examples.");
+  CliContext ctx;
+  ctx.argv0 = argv[0];
+  add_validate_command(app, ctx);
+  add_layout_command(app, ctx);
+  add_graph_command(app, ctx);
+  add_verify_command(app, ctx);
+  add_simulate_command(app, ctx);
+  add_sweep_command(app, ctx);
+  add_plan_command(app, ctx);
+  add_run_command(app, ctx);
+  add_calibrate_command(app, ctx);
+  add_compare_command(app, ctx);
+  try {
+    app.parse(argc, argv);
+  } catch (const CLI::CallForHelp& e) {
+    return app.exit(e);
+  } catch (const CLI::CallForAllHelp& e) {
+    return app.exit(e);
+  } catch (const CLI::CallForVersion& e) {
+    return app.exit(e);
+  } catch (const CLI::ParseError& e) {
+    app.exit(e);
+    return 2;   // usage error
+  } catch (const std::exception& e) {
+    std::cerr << "hcpsim: error: " << e.what() << '\n';
+    return 1;
+  }
+  return ctx.exit_code;
+}

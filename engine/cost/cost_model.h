@@ -1,0 +1,37 @@
+#pragma once
+// CostModel: FLOPs -> seconds and bytes -> seconds for one scenario's hardware (GPU preset,
+// `cluster.efficiency`, calibration file, faults). Shared by every timing backend so that analytic
+// and simgrid agree exactly where there is no contention. Formulas: docs/metrics.md.
+#include <memory>
+#include <string>
+
+#include "engine/graph/task_graph.h"
+#include "engine/scenario/scenario.h"
+
+namespace hcpsim {
+
+enum class LinkClass { IntraNode, InterNode };
+
+class CostModel {
+ public:
+  explicit CostModel(const Scenario& s);
+  ~CostModel();
+  CostModel(CostModel&&) noexcept;
+  CostModel& operator=(CostModel&&) noexcept;
+
+  // Seconds a compute/copy task takes alone on its GPU (attention by shape with short-chunk
+  // fall-off, GEMMs, copies/merges/corrections by HBM bytes), including straggler slowdowns.
+  double compute_seconds(const TaskGraph& g, const Task& t) const;
+  // Fraction of the nominal link bandwidth a message of `message_bytes` reaches on a link class
+  // (plateau efficiency x small-message fall-off, or the calibration table).
+  double link_efficiency(double message_bytes, LinkClass c) const;
+  // One-way latency of a link class, seconds (per hop as configured in the scenario).
+  double latency_s(LinkClass c) const;
+  const Scenario& scenario() const;
+
+ private:
+  struct Impl;
+  std::unique_ptr<Impl> impl_;
+};
+
+}  // namespace hcpsim

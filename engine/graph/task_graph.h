@@ -1,0 +1,160 @@
+#pragma once
+// TaskGraph: every per-rank compute, copy and communication task of one or more layers of CP
+// attention, with dependencies (stream order is expressed as edges too). Built once by a schedule
+// builder (engine/schedule/), then run unchanged by any backend (analytic, simgrid, reference, cuda).
+//
+// Storage: tasks live in a vector indexed by TaskId; edges in a Boost.Graph bidirectional adjacency
+// list over the same indices. Communication tasks of one collective (or one ring exchange) share a
+// CommOp; attention tasks point at an AttentionShape.
+#include <cstdint>
+#include <string>
+#include <string_view>
+#include <unordered_map>
+#include <vector>
+
+#include <boost/graph/adjacency_list.hpp>
+
+#include "engine/graph/payload.h"
+#include "engine/layout/rank_layout.h"
+
+namespace hcpsim {
+
+using TaskId = std::uint32_t;
+constexpr std::uint32_t kNone = 0xffffffffu;
+
+enum class TaskKind : std::uint8_t {
+  AttentionForward, AttentionBackward, Copy, LseMerge, OutCorrection,
+  SendRecv, AllToAll, AllGather, ReduceScatter, AllReduce, Gemm
+};
+constexpr int kTaskKindCount = 11;
+// "attention_forward", "attention_backward", "copy", "lse_merge", "out_correction", "send_recv",
+// "all_to_all", "all_gather", "reduce_scatter", "all_reduce", "gemm"
+const char* to_string(TaskKind k);
+bool parse_task_kind(std::string_view s, TaskKind& out);
+bool is_communication(TaskKind k);
+
+// Streams of one GPU. Compute runs on main/cp; each NCCL communicator has its own stream.
+enum class Stream : std::uint8_t { Main, Cp, NcclA2A, NcclP2P, NcclCp, NcclTp };
+constexpr int kStreamCount = 6;
+// "main", "cp", "nccl:a2a", "nccl:p2p", "nccl:cp", "nccl:tp"
+const char* to_string(Stream s);
+bool parse_stream(std::string_view s, Stream& out);
+
+enum class Pass : std::uint8_t { Forward, Backward };
+const char* to_string(Pass p);   // "forward", "backward"
+
+// Which part of the causal block matrix an attention chunk covers (spec 3.2).
+enum class MaskSection : std::uint8_t {
+  Diagonal,     // own chunk pair, top-left causal mask, ~2c^2 + c pairs
+  Lower,        // full Q x first half of KV, no mask
+  Upper,        // second half of Q x full KV, no mask
+  Full,         // no_mask attention, everything
+  Causal,       // one causal kernel over the whole (post-a2a) sequence, top-left aligned
+  BottomRight   // all_gather: Q chunk x KV prefix, bottom-right aligned causal mask
+};
+const char* to_string(MaskSection m);   // "diagonal", "lower", "upper", "full", "causal", "bottom_right"
+
+struct AttentionShape {
+  int batch = 1;
+  std::int64_t q_len = 0;
+  std::int64_t kv_len = 0;
+  int heads = 0;          // query heads of this kernel (h' of the spec)
+  int kv_heads = 0;
+  int head_dim_qk = 0;
+  int head_dim_v = 0;
+  MaskSection section = MaskSection::Full;
+  double pairs = 0;       // exact (q,k) pairs computed per head and batch element
+};
+
+struct Task {
+  TaskId id = 0;
+  std::int32_t rank = 0;
+  TaskKind kind = TaskKind::Copy;
+  Stream stream = Stream::Main;
+  Pass pass = Pass::Forward;
+  std::int16_t layer = 0;
+  std::int32_t step = -1;          // ring step, or -1 outside a ring
+  double flops = 0;                // 2 FLOPs per multiply-add (spec 3.7)
+  double bytes = 0;                // comm: bytes this rank sends over links; compute: HBM read+write
+  std::uint32_t comm = kNone;      // index into TaskGraph::comms() for communication tasks
+  std::uint32_t attention = kNone; // index into TaskGraph::attention_shapes() for attention tasks
+  std::uint32_t label = 0;         // interned short label ("attn", "perm_q", "kv_concat", ...)
+  std::uint32_t payload = kNone;   // index into TaskGraph::payloads() (reference executor only)
+};
+
+// One point-to-point transfer inside a CommOp.
+struct Transfer {
+  std::int32_t src = 0;
+  std::int32_t dst = 0;
+  double bytes = 0;
+};
+
+// One collective call (or one ring exchange step) shared by its member tasks, one task per member.
+// Semantics for backends:
+//  - SendRecv: each transfer starts when both its src task and its dst task are ready; a member
+//    task ends when all transfers it sends or receives have ended.
+//  - AllToAll / AllGather / ReduceScatter / AllReduce: starts when every member task is ready;
+//    `bytes_per_rank` is the logical size per member (a2a: the whole tensor T of a rank, of which
+//    (n-1)/n leaves the rank; all_gather: the local shard; reduce_scatter: the output shard;
+//    all_reduce: the buffer). Backends lower them (pairwise flows, NCCL ring).
+struct CommOp {
+  TaskKind kind = TaskKind::SendRecv;
+  GroupKind group = GroupKind::CP;   // process group kind the call runs on
+  int group_index = 0;               // index into RankLayout::groups(group)
+  std::vector<std::int32_t> ranks;   // members, in group order
+  std::vector<TaskId> tasks;         // member tasks, same order as `ranks`
+  std::vector<Transfer> transfers;   // SendRecv only
+  double bytes_per_rank = 0;         // collectives only
+};
+
+class TaskGraph {
+ public:
+  using Adjacency = boost::adjacency_list<boost::vecS, boost::vecS, boost::bidirectionalS>;
+
+  // Adds a task; its id is assigned (the `id` field of `t` is ignored). Returns the id.
+  TaskId add_task(Task t, std::string_view label);
+  // `after` waits for `before`. Duplicate edges are ignored; self-edges throw.
+  void add_dep(TaskId before, TaskId after);
+  std::uint32_t add_comm(CommOp op);
+  std::uint32_t add_attention(const AttentionShape& s);
+  std::uint32_t add_payload(TaskPayload p);
+  std::uint32_t intern(std::string_view label);
+
+  std::size_t size() const { return tasks_.size(); }
+  std::size_t edge_count() const { return boost::num_edges(g_); }
+  const Task& task(TaskId id) const { return tasks_[id]; }
+  Task& task(TaskId id) { return tasks_[id]; }
+  const std::vector<Task>& tasks() const { return tasks_; }
+  std::vector<TaskId> deps(TaskId id) const;        // predecessors
+  std::vector<TaskId> successors(TaskId id) const;
+  std::size_t in_degree(TaskId id) const { return boost::in_degree(id, g_); }
+  const Adjacency& adjacency() const { return g_; }
+
+  const std::vector<CommOp>& comms() const { return comms_; }
+  CommOp& comm(std::uint32_t i) { return comms_[i]; }
+  const std::vector<AttentionShape>& attention_shapes() const { return attention_; }
+  const AttentionShape& attention_of(const Task& t) const { return attention_.at(t.attention); }
+  const std::vector<TaskPayload>& payloads() const { return payloads_; }
+  std::string_view label(const Task& t) const { return labels_[t.label]; }
+  // "L0.fwd.s3.attn" style name: layer, pass, step (when >= 0) and label.
+  std::string display_name(const Task& t) const;
+
+  // Topological order; throws std::runtime_error naming tasks on a cycle.
+  std::vector<TaskId> topological_order() const;
+
+  // Graph-wide facts the builder records.
+  int world_size = 0;
+  int layers = 1;
+  std::string scenario_name;
+
+ private:
+  std::vector<Task> tasks_;
+  Adjacency g_;
+  std::vector<CommOp> comms_;
+  std::vector<AttentionShape> attention_;
+  std::vector<TaskPayload> payloads_;
+  std::vector<std::string> labels_;
+  std::unordered_map<std::string, std::uint32_t> label_index_;
+};
+
+}  // namespace hcpsim

@@ -1,0 +1,93 @@
+#pragma once
+// RankLayout: Megatron-Core's RankGenerator and create_hierarchical_groups, reproduced.
+//
+//   global = t + tp*( c + cp*( d + dp*q ) )          order tp-cp-ep-dp-pp (leftmost = stride 1)
+//
+//   CP group R = [r0 r1 ... r_{cp-1}]   hcp sizes [A, P]:
+//     level 0 (a2a, contiguous):  [R0 R1 .. R_{A-1}] [R_A .. R_{2A-1}] ...      a = i mod A
+//     level 1 (p2p ring, strided): [R0 R_A R_2A ..] [R1 R_{A+1} ..] ...          p = i div A
+//
+// Group lists come in Megatron's creation order and each list in rank order, so a rank's index
+// in its list equals its rank inside the torch process group.
+#include <array>
+#include <string>
+#include <vector>
+
+namespace hcpsim {
+
+struct Scenario;
+
+enum class GroupKind { TP, CP, DP, PP, DP_CP, TP_CP, HCP_A2A, HCP_P2P };
+constexpr int kGroupKindCount = 8;
+// "tp", "cp", "dp", "pp", "dp_cp", "tp_cp", "hcp_a2a", "hcp_p2p"
+const char* to_string(GroupKind k);
+// Megatron's group_desc, e.g. "TENSOR_MODEL_PARALLEL_GROUP", "HIERARCHICAL_CONTEXT_PARALLEL_GROUP_L0".
+const char* megatron_group_name(GroupKind k);
+
+struct RankCoord {
+  int rank = 0;
+  int node = 0;   // rank div gpus_per_node
+  int gpu = 0;    // rank mod gpus_per_node
+  int tp = 0, cp = 0, dp = 0, pp = 0;
+  int a2a = 0;    // rank inside its level-0 (a2a) group: cp mod A (0 without hierarchical sizes)
+  int ring = 0;   // rank inside its level-1 ring: cp div A (= cp index without hierarchical sizes)
+};
+
+struct LayoutParams {
+  int world_size = 1;
+  int gpus_per_node = 8;
+  int tp = 1, cp = 1, pp = 1;                 // dp is derived: world / (tp*cp*pp)
+  std::string order = "tp-cp-ep-dp-pp";
+  std::vector<int> hcp_sizes;                 // [A, P] or empty
+};
+
+class RankLayout {
+ public:
+  // Throws std::invalid_argument with Megatron's message when the sizes or order are impossible.
+  static RankLayout build(const LayoutParams& p);
+  static RankLayout from_scenario(const Scenario& s);
+
+  int world_size() const { return params_.world_size; }
+  int gpus_per_node() const { return params_.gpus_per_node; }
+  int nodes() const;
+  int tp() const { return params_.tp; }
+  int cp() const { return params_.cp; }
+  int dp() const { return dp_; }
+  int pp() const { return params_.pp; }
+  bool hierarchical() const { return !params_.hcp_sizes.empty(); }
+  int a2a_size() const;   // A (1 without hierarchical sizes)
+  int ring_size() const;  // P (cp without hierarchical sizes)
+  const std::string& order() const { return params_.order; }
+  const LayoutParams& params() const { return params_; }
+
+  const RankCoord& coord(int rank) const { return ranks_.at(static_cast<std::size_t>(rank)); }
+  const std::vector<RankCoord>& ranks() const { return ranks_; }
+
+  // All groups of one kind, in Megatron's creation order (empty for hcp_* without sizes).
+  const std::vector<std::vector<int>>& groups(GroupKind k) const {
+    return groups_[static_cast<std::size_t>(k)];
+  }
+  // The group of kind k that contains `rank` (ordered), and its index in groups(k).
+  const std::vector<int>& group_of(GroupKind k, int rank) const;
+  int group_index_of(GroupKind k, int rank) const;
+
+  // Ring neighbours as Transformer Engine computes them (spec 1.4); for a flat ring A = 1, P = cp.
+  int ring_next(int rank) const;   // forward send destination: cp_global_ranks[((p+1) mod P)*A + a]
+  int ring_prev(int rank) const;   // forward receive source:   cp_global_ranks[((p-1) mod P)*A + a]
+
+ private:
+  LayoutParams params_;
+  int dp_ = 1;
+  std::vector<RankCoord> ranks_;
+  std::array<std::vector<std::vector<int>>, kGroupKindCount> groups_;
+  // per kind, per rank: index into groups_[kind]
+  std::array<std::vector<int>, kGroupKindCount> group_index_;
+};
+
+// Megatron's generate_masked_orthogonal_rank_groups for an order string and a token such as "dp-cp".
+// `sizes` are given per axis name ("tp","cp","ep","dp","pp"); unknown axes of size 1 are appended.
+std::vector<std::vector<int>> megatron_rank_groups(int world_size, const std::string& order,
+                                                   int tp, int cp, int ep, int dp, int pp,
+                                                   const std::string& token);
+
+}  // namespace hcpsim

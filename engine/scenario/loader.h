@@ -1,0 +1,31 @@
+#pragma once
+// Loading scenarios: YAML file or string + `key.path=value` overrides -> Scenario.
+// Presets from scenarios/hardware/ are applied first; explicit fields override them.
+// Throws ScenarioError (with every diagnostic found) when the input cannot be used;
+// rule checks that need the whole scenario live in validate.h.
+#include <string>
+#include <vector>
+
+#include "engine/core/diagnostics.h"
+#include "engine/scenario/scenario.h"
+
+namespace hcpsim {
+
+struct LoadOptions {
+  std::vector<std::string> overrides;   // "model.context_parallel_size=4", "a.b=[2,2]"
+  std::string hardware_dir;             // presets folder; "" = search the default locations
+};
+
+// Loads a file. Warnings found while loading are appended to `warnings` when non-null.
+Scenario load_scenario_file(const std::string& path, const LoadOptions& options = {},
+                            Diagnostics* warnings = nullptr);
+// Loads YAML text; `name_for_messages` is used as FILE in diagnostics.
+Scenario load_scenario_string(const std::string& yaml, const LoadOptions& options = {},
+                              const std::string& name_for_messages = "<string>",
+                              Diagnostics* warnings = nullptr);
+
+// Folder that holds hardware presets (HCPSIM_HARDWARE_DIR, then paths relative to the executable,
+// then the source tree).
+std::string default_hardware_dir();
+
+}  // namespace hcpsim

@@ -1,0 +1,57 @@
+#include "engine/scenario/scenario.h"
+
+namespace hcpsim {
+
+const char* to_string(CpCommType t) {
+  switch (t) {
+    case CpCommType::P2P: return "p2p";
+    case CpCommType::AllGather: return "all_gather";
+    case CpCommType::A2A: return "a2a";
+    case CpCommType::A2AP2P: return "a2a+p2p";
+  }
+  return "?";
+}
+
+const char* to_string(MaskType m) { return m == MaskType::Causal ? "causal" : "no_mask"; }
+const char* to_string(DType d) { return d == DType::BF16 ? "bf16" : "fp16"; }
+const char* to_string(Topology t) { return t == Topology::FatTree ? "fat-tree" : "star"; }
+int bytes_per_element(DType) { return 2; }
+
+int Scenario::dp() const {
+  const int denom = tp() * cp() * pp();
+  if (denom <= 0 || world_size() % denom != 0) return 0;
+  return world_size() / denom;
+}
+
+CpCommType Scenario::comm_type_for_layer(int layer) const {
+  if (model.cp_comm_type.empty()) return CpCommType::P2P;
+  if (model.cp_comm_type.size() == 1) return model.cp_comm_type.front();
+  return model.cp_comm_type.at(static_cast<std::size_t>(layer) % model.cp_comm_type.size());
+}
+
+int Scenario::heads_per_tp_rank() const { return model.num_attention_heads / tp(); }
+
+int Scenario::kv_heads_per_tp_rank() const {
+  const int g = model.num_query_groups > 0 ? model.num_query_groups : model.num_attention_heads;
+  return g >= tp() ? g / tp() : 1;
+}
+
+int Scenario::head_dim() const {
+  if (model.kv_channels > 0) return model.kv_channels;
+  return model.num_attention_heads > 0 ? model.hidden_size / model.num_attention_heads : 0;
+}
+
+SourceLocation Scenario::location_of(const std::string& path) const {
+  // Walk up the dotted path until a recorded position is found (a missing leaf points at its parent).
+  std::string p = path;
+  while (!p.empty()) {
+    auto it = locations.find(p);
+    if (it != locations.end()) return it->second;
+    const auto dot = p.find_last_of(".[");
+    if (dot == std::string::npos) break;
+    p.resize(dot);
+  }
+  return {};
+}
+
+}  // namespace hcpsim

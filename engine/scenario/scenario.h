@@ -1,0 +1,136 @@
+#pragma once
+// Scenario: what is trained (model + Megatron parallel config), on what (cluster) and how it is
+// predicted (simulation options). Field names follow ../shared/SCENARIO.md. All quantities are in
+// SI base units after loading: bytes, seconds, bytes/s, FLOP/s.
+#include <cstdint>
+#include <map>
+#include <string>
+#include <vector>
+
+namespace hcpsim {
+
+enum class CpCommType { P2P, AllGather, A2A, A2AP2P };
+enum class MaskType { Causal, NoMask };
+enum class DType { BF16, FP16 };
+enum class Topology { FatTree, Star };
+
+// "p2p", "all_gather", "a2a", "a2a+p2p"
+const char* to_string(CpCommType t);
+const char* to_string(MaskType m);
+const char* to_string(DType d);
+const char* to_string(Topology t);
+int bytes_per_element(DType d);
+
+struct GpuSpec {
+  std::string name = "h100-sxm";
+  double bf16_flops = 989e12;      // dense bf16 peak, FLOP/s
+  double hbm_Bps = 3.35e12;        // HBM bandwidth, bytes/s
+  double memory_bytes = 80e9;      // device memory, bytes
+};
+
+// Plateau efficiencies (fractions of peak) for large shapes; the cost model adds its own
+// documented fall-off for small shapes on top of these.
+struct Efficiency {
+  double attention_forward = 0.62;
+  double attention_backward = 0.50;
+  double gemm = 0.75;
+  double memory = 0.80;
+  double intra_node_link = 0.82;
+  double inter_node_link = 0.94;
+};
+
+// A what-if fault. Exactly one of the three forms is set (see SCENARIO.md `cluster.faults`).
+struct Fault {
+  enum class Kind { Straggler, DegradedNic, FailedNic };
+  Kind kind = Kind::Straggler;
+  int rank = -1;                 // Straggler: global rank whose kernels slow down
+  double slowdown = 1.0;         // Straggler: kernel time multiplier (>= 1)
+  int node = -1;                 // DegradedNic / FailedNic
+  int nic = -1;                  // DegradedNic / FailedNic
+  double bandwidth_factor = 1.0; // DegradedNic: multiplier on the NIC bandwidth, (0, 1]
+};
+
+struct ModelConfig {
+  int num_layers = 0;
+  int hidden_size = 0;
+  int ffn_hidden_size = 0;               // 0 = not given (no whole-layer timing)
+  int num_attention_heads = 0;
+  int num_query_groups = 0;              // KV heads; defaults to num_attention_heads
+  int kv_channels = 0;                   // head dim; defaults to hidden_size / num_attention_heads
+  std::int64_t seq_length = 0;           // global sequence length, tokens
+  MaskType attn_mask_type = MaskType::Causal;
+  DType params_dtype = DType::BF16;
+  int tensor_model_parallel_size = 1;
+  int pipeline_model_parallel_size = 1;
+  int context_parallel_size = 1;
+  std::vector<CpCommType> cp_comm_type{CpCommType::P2P};   // one entry, or one per layer
+  std::vector<int> hierarchical_context_parallel_sizes;    // [a2a, p2p] or empty
+  bool sequence_parallel = false;
+};
+
+struct TrainConfig {
+  int micro_batch_size = 1;
+};
+
+struct DistConfig {
+  bool use_decentralized_pg = false;
+  std::string order = "tp-cp-ep-dp-pp";   // or "tp-cp-ep-pp-dp"
+};
+
+struct ClusterConfig {
+  std::string preset;                 // whole-cluster preset name, if any
+  int nodes = 1;
+  int gpus_per_node = 8;
+  GpuSpec gpu;
+  double intra_node_bandwidth_Bps = 450e9;   // per GPU, per direction
+  double intra_node_latency_s = 2e-6;
+  double nic_bandwidth_Bps = 50e9;           // per NIC, per direction
+  int nics_per_node = 8;
+  double inter_node_latency_s = 5e-6;
+  Topology topology = Topology::FatTree;
+  double oversubscription = 1.0;             // >1: fabric above the leaf is oversubscribed
+  Efficiency efficiency;
+  std::string calibration_path;              // resolved path of a calibration file, or empty
+  std::vector<Fault> faults;
+};
+
+struct SimulationConfig {
+  std::string backend = "simgrid";
+  bool forward = true;
+  bool backward = true;
+  int layers = 1;                            // layers simulated explicitly
+};
+
+// Where a field came from in the YAML (for diagnostics). Keyed by dotted path.
+struct SourceLocation {
+  int line = 0;
+  int column = 0;
+};
+
+struct Scenario {
+  std::string name;
+  std::string description;
+  std::string source_path;                   // file it was loaded from ("" for strings)
+  ModelConfig model;
+  TrainConfig train;
+  DistConfig dist;
+  ClusterConfig cluster;
+  SimulationConfig simulation;
+  std::map<std::string, SourceLocation> locations;   // dotted path -> YAML position
+
+  int world_size() const { return cluster.nodes * cluster.gpus_per_node; }
+  int tp() const { return model.tensor_model_parallel_size; }
+  int cp() const { return model.context_parallel_size; }
+  int pp() const { return model.pipeline_model_parallel_size; }
+  // world / (tp*cp*pp); 0 when not a whole number.
+  int dp() const;
+  // cp_comm_type of a layer (0-based); a single entry applies to every layer.
+  CpCommType comm_type_for_layer(int layer) const;
+  // Query heads and KV heads per TP rank (h_t, g_t of the spec).
+  int heads_per_tp_rank() const;
+  int kv_heads_per_tp_rank() const;
+  int head_dim() const;                      // kv_channels (resolved)
+  SourceLocation location_of(const std::string& path) const;
+};
+
+}  // namespace hcpsim

@@ -1,0 +1,11 @@
+#pragma once
+// Validation rules of SCENARIO.md (1-9), quoting Megatron-LM / Megatron-Bridge / TE messages.
+#include "engine/core/diagnostics.h"
+#include "engine/scenario/scenario.h"
+
+namespace hcpsim {
+
+// Checks every rule; errors make the scenario unusable, warnings do not.
+Diagnostics validate(const Scenario& s);
+
+}  // namespace hcpsim

@@ -1,0 +1,28 @@
+#pragma once
+// Builds the TaskGraph of a scenario: for every simulated layer and pass, the CP attention schedule
+// of that layer's cp_comm_type (one builder per file in this folder), optionally wrapped by the
+// whole-layer operations (layer_ops.h) when the scenario has ffn_hidden_size.
+#include <vector>
+
+#include "engine/graph/task_graph.h"
+#include "engine/layout/rank_layout.h"
+#include "engine/scenario/scenario.h"
+
+namespace hcpsim {
+
+struct GraphOptions {
+  bool forward = true;
+  bool backward = true;
+  int layers = 1;                 // layers built explicitly
+  bool whole_layer = false;       // add GEMMs and TP collectives around attention (needs ffn_hidden_size)
+  bool with_payloads = false;     // fill TaskPayload for the reference executor
+  // Testing only: reproduce the silent-disable pitfall (spec 5): each rank attends to its own chunk.
+  bool silent_disable_pitfall = false;
+};
+
+// Options from the scenario's `simulation:` section (passes, layers; whole_layer when ffn is given).
+GraphOptions graph_options_from(const Scenario& s);
+
+TaskGraph build_task_graph(const Scenario& s, const RankLayout& layout, const GraphOptions& options);
+
+}  // namespace hcpsim

@@ -1,0 +1,59 @@
+#pragma once
+// Trace: one event per task execution, written by every backend; the only input of Report.
+#include <cstdint>
+#include <iosfwd>
+#include <string>
+#include <vector>
+
+#include "engine/graph/task_graph.h"
+
+namespace hcpsim {
+
+struct TraceEvent {
+  TaskId task = 0;
+  std::int32_t rank = 0;
+  Stream stream = Stream::Main;
+  TaskKind kind = TaskKind::Copy;
+  Pass pass = Pass::Forward;
+  std::int16_t layer = 0;
+  std::int32_t step = -1;
+  double start_s = 0;
+  double end_s = 0;
+  double bytes = 0;
+  double flops = 0;
+  std::string name;                 // display name of the task
+  std::vector<std::int32_t> peers;  // peer ranks for communication tasks
+};
+
+struct Trace {
+  std::string scenario;
+  std::string backend;
+  int world_size = 0;
+  int gpus_per_node = 8;
+  std::vector<TraceEvent> events;
+};
+
+class TraceSink {
+ public:
+  virtual ~TraceSink() = default;
+  virtual void record(const TraceEvent& e) = 0;
+};
+
+// Collects events in memory.
+class TraceCollector : public TraceSink {
+ public:
+  void record(const TraceEvent& e) override { trace.events.push_back(e); }
+  Trace trace;
+};
+
+// Fills the static fields of an event (ids, kind, stream, bytes, flops, name, peers) from a task.
+TraceEvent make_event(const TaskGraph& g, const Task& t, double start_s, double end_s);
+
+// Chrome-trace / Perfetto JSON: one process per node, one thread per rank x stream, "ph":"X"
+// events in microseconds, args {task, bytes, flops, step, peers, layer, pass, kind}.
+void write_chrome_trace(const Trace& t, std::ostream& os);
+// Reads what write_chrome_trace wrote (and real-run traces in the same format).
+// Throws std::runtime_error naming the file and the problem.
+Trace read_chrome_trace(const std::string& path);
+
+}  // namespace hcpsim
