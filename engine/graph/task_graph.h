@@ -64,6 +64,7 @@ struct AttentionShape {
   int head_dim_v = 0;
   MaskSection section = MaskSection::Full;
   double pairs = 0;       // exact (q,k) pairs computed per head and batch element
+  int kv_source = -1;     // ring rank (p2p, a2a+p2p) or CP index whose K/V this kernel reads; -1 n/a
 };
 
 struct Task {
