@@ -68,7 +68,7 @@ void convert_fault(const YAML::Node& f, const std::string& path, YamlReader& r, 
     out.kind = Fault::Kind::Straggler;
     if (auto v = r.get_int(f, path, "rank", 0)) out.rank = static_cast<int>(*v);
     if (!f["slowdown"].IsDefined()) r.error(f, path + ".slowdown", "a straggler fault needs 'slowdown' (>= 1)");
-    if (auto v = r.get_fraction(f, path, "slowdown", 1.0, 1e9, false)) out.slowdown = *v;
+    if (auto v = r.get_fraction(f, path, "slowdown", 1.0, 1000.0, false)) out.slowdown = *v;
     for (const char* k : {"bandwidth_factor", "failed"})
       if (f[k].IsDefined()) r.error(f[k], path + "." + k, std::string("'") + k + "' belongs to a NIC fault, not a straggler");
     return;
@@ -106,12 +106,14 @@ void convert_gpu(const YAML::Node& g, const std::string& path, YamlReader& r, co
   const bool is_preset = name && std::find(presets.begin(), presets.end(), *name) != presets.end();
   if (is_preset) {
     gpu_preset(*name, g["name"], path + ".name", r, in, gpu);
-  } else {
-    for (const char* k : {"name", "bf16_tflops", "hbm_bandwidth", "memory"}) {
+  } else if (name) {
+    // A GPU that is not a preset must be described completely.
+    for (const char* k : {"bf16_tflops", "hbm_bandwidth", "memory"}) {
       if (!g[k].IsDefined())
         r.error(g, path + "." + k,
-                std::string("missing '") + k + "': a GPU that is not a preset needs name, bf16_tflops, hbm_bandwidth and memory",
-                {"GPU presets: " + join(presets)});
+                std::string("missing '") + k + "': GPU '" + *name +
+                    "' is not a preset, so it needs bf16_tflops, hbm_bandwidth and memory",
+                {"GPU presets: " + join(presets) + " (without 'name' the fields change the current GPU)"});
     }
   }
   gpu_fields(g, path, r, gpu);

@@ -57,8 +57,9 @@ std::vector<OverrideSource> apply_overrides(YAML::Node& root, const std::vector<
       diags.error(path, tag + "value '" + value + "' is not valid YAML: " + e.msg);
       continue;
     }
-    if (!v.IsDefined() || v.IsNull()) {
-      diags.error(path, tag + "no value after '='", 0, 0, {"e.g. " + path + "=<value>"});
+    if (value.find_first_not_of(" \t") == std::string::npos) {
+      diags.error(path, tag + "no value after '='", 0, 0,
+                  {"e.g. " + path + "=<value>; write " + path + "=null to remove an optional field"});
       continue;
     }
     const auto segs = split_dots(path);

@@ -179,9 +179,10 @@ void check_comm(const Scenario& s, Checker& c) {
             "cp_comm_type='a2a+p2p' requires num_heads % a2a_size == 0 for Q, K, V. Found num_heads_q = " +
                 std::to_string(h_t) + ", num_heads_kv = " + std::to_string(g_t) + ", a2a_size = " +
                 std::to_string(hcp[0]) + " (Transformer Engine has no explicit check; its a2a reshape fails)",
-            {"the largest a2a size that fits is " + std::to_string(a) + "; to reach cp=" + std::to_string(cp) +
-             " (scaling beyond KV heads) use hierarchical_context_parallel_sizes=[" + std::to_string(a) + ", " +
-             std::to_string(cp / a) + "]"});
+            {a > 1 ? "the largest a2a size that fits is " + std::to_string(a) + "; to reach cp=" + std::to_string(cp) +
+                         " (scaling beyond KV heads) use hierarchical_context_parallel_sizes=[" + std::to_string(a) +
+                         ", " + std::to_string(cp / a) + "]"
+                   : std::string("no a2a size > 1 divides both head counts; use cp_comm_type=p2p")});
   }
   // Rule 8 (Megatron-Bridge decentralized process groups).
   if (s.dist.use_decentralized_pg && (!hcp.empty() || hier))
@@ -272,7 +273,7 @@ void check_placement(const Scenario& s, Checker& c) {
   if ((hier || uses(s, CpCommType::P2P)) && cp > 1) {
     const int A = hier ? m.hierarchical_context_parallel_sizes[0] : 1;
     const auto& rings = hier ? L.groups(GroupKind::HCP_P2P) : L.groups(GroupKind::CP);
-    const bool a2a_fills_nodes = (tp * A) % gpn == 0;
+    const bool a2a_fills_nodes = tp * A == gpn;
     if (!rings.empty() && rings.front().size() > 1 && intra_hops(L, rings) == 0 && !a2a_fills_nodes) {
       for (int a = 1; a <= cp; ++a) {
         if (cp % a || h_t % a || g_t % a || a * tp >= gpn || a == A) continue;

@@ -2,6 +2,7 @@
 
 #include <charconv>
 #include <cmath>
+#include <cstdio>
 #include <cstdlib>
 #include <set>
 
@@ -172,8 +173,12 @@ std::optional<double> YamlReader::get_fraction(const YAML::Node& map, const std:
   }
   const bool low_ok = lo_open ? v > lo : v >= lo;
   if (!low_ok || v > hi) {
-    std::string range = std::string(lo_open ? "(" : "[") + std::to_string(lo).substr(0, 4) + ", " +
-                        (std::isinf(hi) ? std::string("inf)") : std::to_string(hi).substr(0, 4) + "]");
+    auto num = [](double x) {
+      char buf[32];
+      std::snprintf(buf, sizeof buf, "%g", x);
+      return std::string(buf);
+    };
+    const std::string range = std::string(lo_open ? "(" : "[") + num(lo) + ", " + num(hi) + "]";
     error(n, path, "value " + s + " is outside the valid range " + range);
     return std::nullopt;
   }
