@@ -275,7 +275,7 @@ void check_placement(const Scenario& s, Checker& c) {
     const auto& rings = hier ? L.groups(GroupKind::HCP_P2P) : L.groups(GroupKind::CP);
     const bool a2a_fills_nodes = tp * A == gpn;
     if (!rings.empty() && rings.front().size() > 1 && intra_hops(L, rings) == 0 && !a2a_fills_nodes) {
-      for (int a = 1; a <= cp; ++a) {
+      for (int a = cp; a >= 1; --a) {
         if (cp % a || h_t % a || g_t % a || a * tp >= gpn || a == A) continue;
         LayoutParams p = L.params();
         p.hcp_sizes = a > 1 ? std::vector<int>{a, cp / a} : std::vector<int>{};
@@ -283,8 +283,8 @@ void check_placement(const Scenario& s, Checker& c) {
         if (intra_hops(alt, a > 1 ? alt.groups(GroupKind::HCP_P2P) : alt.groups(GroupKind::CP)) > 0) {
           c.warning(hier ? "model.hierarchical_context_parallel_sizes" : "model.cp_comm_type",
                     "every hop of every ring crosses nodes (ring " + group_str(rings.front()) + ")",
-                    {(a > 1 ? split_hint(a, cp) : std::string("cp_comm_type=p2p")) +
-                     " keeps its a2a inside a node and gives the ring intra-node hops"});
+                    {a > 1 ? split_hint(a, cp) + " keeps its a2a inside a node and gives the ring intra-node hops"
+                           : std::string("a flat ring (cp_comm_type=p2p) has intra-node hops with this tp")});
           break;
         }
       }
