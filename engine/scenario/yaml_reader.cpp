@@ -96,7 +96,7 @@ bool YamlReader::check_map(const YAML::Node& n, const std::string& path, const s
     const std::string k = key.Scalar();
     const std::string p = join_path(path, k);
     if (!seen.insert(k).second) {
-      error(key, p, "duplicate key '" + k + "' (the first one would be silently ignored)");
+      error(key, p, "duplicate key '" + k + "'; a key may appear only once");
       continue;
     }
     if (std::find(valid.begin(), valid.end(), k) == valid.end()) {
