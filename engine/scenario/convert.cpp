@@ -7,6 +7,8 @@ namespace hcpsim::detail {
 
 namespace {
 
+constexpr long long kMaxWorldSize = 262144;   // GPUs
+
 // cp_comm_type names as TE spells them; "allgather" is Megatron's help-text spelling that TE rejects.
 std::optional<CpCommType> comm_type_of(const YAML::Node& n, const std::string& path, YamlReader& r) {
   auto s = r.string_of(n, path);
@@ -151,6 +153,21 @@ void convert_scenario(const YAML::Node& root, YamlReader& r, const ConvertInputs
   if (!nics_set) s.cluster.nics_per_node = s.cluster.gpus_per_node;
   if (const YAML::Node m = root["simulation"]; m.IsDefined()) convert_simulation(m, r, s);
   if (s.model.num_query_groups == 0) s.model.num_query_groups = s.model.num_attention_heads;
+
+  // Size limits keep every later product in range and every layout small enough to build.
+  const long long world = static_cast<long long>(s.cluster.nodes) * s.cluster.gpus_per_node;
+  if (world > kMaxWorldSize)
+    r.error(root["cluster"], "cluster.nodes",
+            "world size nodes x gpus_per_node = " + std::to_string(world) + " is larger than hcpsim's limit of " +
+                std::to_string(kMaxWorldSize) + " GPUs");
+  const std::pair<const char*, int> sizes[] = {{"tensor_model_parallel_size", s.model.tensor_model_parallel_size},
+                                               {"pipeline_model_parallel_size", s.model.pipeline_model_parallel_size},
+                                               {"context_parallel_size", s.model.context_parallel_size}};
+  for (const auto& [key, v] : sizes) {
+    if (v > kMaxWorldSize)
+      r.error(root["model"][key], std::string("model.") + key,
+              std::to_string(v) + " is larger than hcpsim's limit of " + std::to_string(kMaxWorldSize));
+  }
 }
 
 }  // namespace hcpsim::detail
