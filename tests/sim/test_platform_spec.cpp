@@ -1,0 +1,1 @@
+int placeholder_spec_unused = 0;
