@@ -1,0 +1,14 @@
+// Registration of the backends that live in the engine. The "reference" backend (engine/reference/)
+// registers itself through register_reference_backend(), which the lead wires in here or in the CLI.
+#include "engine/analytic/analytic_backend.h"
+#include "engine/backend/backend.h"
+
+namespace hcpsim {
+
+void register_engine_backends(BackendRegistry& r) {
+  r.add("analytic",
+        "deterministic list scheduling, alpha-beta links without contention, processor-shared GPUs (fast)",
+        [] { return make_analytic_backend(); });
+}
+
+}  // namespace hcpsim
