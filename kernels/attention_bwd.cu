@@ -198,6 +198,7 @@ __global__ void __launch_bounds__(kThreads) attn_bwd_kernel(BwdParams p) {
     }
   }
 
+  detail::cp_async_wait_all();   // the K/V copy is still pending when no query tile was visited
   // Write dK (scaled) and dV for keys [16w, 16w+16).
   const int kr = warp * 16;
   bf16* dkg = p.dk + b * p.dk_bs + hk * p.dk_hs;
