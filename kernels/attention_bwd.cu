@@ -133,12 +133,14 @@ __global__ void __launch_bounds__(kThreads) attn_bwd_kernel(BwdParams p) {
         detail::load_a<false>(aq, qs, kLd, qr, kk * 16, g, t);
         detail::load_a<false>(ado, dos, kLd, qr, kk * 16, g, t);
 #pragma unroll
-        for (int n = 0; n < kBc / 8; ++n) {
-          std::uint32_t bk[2], bv[2];
-          detail::load_b<true>(bk, ks, kLd, kk * 16, n * 8, g, t);   // (d, key) = K[key][d]
-          detail::load_b<true>(bv, vs, kLd, kk * 16, n * 8, g, t);
+        for (int n = 0; n < kBc / 8; n += 2) {
+          std::uint32_t bk[4], bv[4];   // (d, key) = K[key][d], V[key][d]
+          detail::ldmatrix_b_x4(bk, ks, kLd, n * 8, kk * 16, lane);
+          detail::ldmatrix_b_x4(bv, vs, kLd, n * 8, kk * 16, lane);
           detail::mma_bf16(s[n], aq, bk[0], bk[1]);
+          detail::mma_bf16(s[n + 1], aq, bk[2], bk[3]);
           detail::mma_bf16(dp[n], ado, bv[0], bv[1]);
+          detail::mma_bf16(dp[n + 1], ado, bv[2], bv[3]);
         }
       }
 #pragma unroll
@@ -166,12 +168,14 @@ __global__ void __launch_bounds__(kThreads) attn_bwd_kernel(BwdParams p) {
         detail::load_a<true>(ap, ps, kLdP, kr, kk * 16, g, t);    // (key, q) = P[q][key]
         detail::load_a<true>(ads, dss, kLdP, kr, kk * 16, g, t);
 #pragma unroll
-        for (int n = 0; n < D / 8; ++n) {
-          std::uint32_t bdo[2], bq[2];
-          detail::load_b<false>(bdo, dos, kLd, kk * 16, n * 8, g, t);   // (q, d) = dO[q][d]
-          detail::load_b<false>(bq, qs, kLd, kk * 16, n * 8, g, t);
+        for (int n = 0; n < D / 8; n += 2) {
+          std::uint32_t bdo[4], bq[4];   // (q, d) = dO[q][d], Q[q][d]
+          detail::ldmatrix_b_trans_x4(bdo, dos, kLd, kk * 16, n * 8, lane);
+          detail::ldmatrix_b_trans_x4(bq, qs, kLd, kk * 16, n * 8, lane);
           detail::mma_bf16(dv_acc[n], ap, bdo[0], bdo[1]);
+          detail::mma_bf16(dv_acc[n + 1], ap, bdo[2], bdo[3]);
           detail::mma_bf16(dk_acc[n], ads, bq[0], bq[1]);
+          detail::mma_bf16(dk_acc[n + 1], ads, bq[2], bq[3]);
         }
       }
       // dQ[rows 16w..] += scale * dS K, one 16x8 block at a time, into the fp32 workspace.

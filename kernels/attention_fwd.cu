@@ -89,9 +89,11 @@ __global__ void __launch_bounds__(kThreads) attn_fwd_kernel(FwdParams p) {
 #pragma unroll
     for (int kk = 0; kk < D / 16; ++kk) {
 #pragma unroll
-      for (int n = 0; n < kBc / 8; ++n) {
-        const bf16* kr = kt + (n * 8 + g) * kLd + kk * 16 + 2 * t;
-        detail::mma_bf16(s[n], qf[kk], detail::ld32(kr), detail::ld32(kr + 8));
+      for (int n = 0; n < kBc / 8; n += 2) {
+        std::uint32_t bk[4];
+        detail::ldmatrix_b_x4(bk, kt, kLd, n * 8, kk * 16, lane);
+        detail::mma_bf16(s[n], qf[kk], bk[0], bk[1]);
+        detail::mma_bf16(s[n + 1], qf[kk], bk[2], bk[3]);
       }
     }
 

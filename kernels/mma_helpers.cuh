@@ -69,6 +69,21 @@ __device__ __forceinline__ void ldmatrix_b_trans_x4(std::uint32_t b[4], const bf
                : "r"(addr));
 }
 
+// ldmatrix.x4 (no transpose): B fragments of two adjacent 16x8 blocks of B = M^T where M is a
+// row-major [n][k] shared-memory matrix (K stored [key][dim] for S = Q K^T): rows n0..n0+15,
+// columns k0..k0+15; b[0..1] for keys n0..n0+7, b[2..3] for keys n0+8..n0+15.
+// Lanes 0-7 address rows n0+i at k0, 8-15 rows n0+i at k0+8, 16-23 rows n0+8+i at k0,
+// 24-31 rows n0+8+i at k0+8; each thread receives row (lane/4), columns 2*(lane%4)+{0,1}.
+__device__ __forceinline__ void ldmatrix_b_x4(std::uint32_t b[4], const bf16* s, int ld, int n0,
+                                              int k0, int lane) {
+  const int row = n0 + (lane & 7) + ((lane >> 4) << 3);
+  const int col = k0 + ((lane >> 3) & 1) * 8;
+  const unsigned addr = static_cast<unsigned>(__cvta_generic_to_shared(s + row * ld + col));
+  asm volatile("ldmatrix.sync.aligned.m8n8.x4.shared.b16 {%0,%1,%2,%3}, [%4];\n"
+               : "=r"(b[0]), "=r"(b[1]), "=r"(b[2]), "=r"(b[3])
+               : "r"(addr));
+}
+
 // 16-byte global -> shared copy (cp.async, sm_80+).
 __device__ __forceinline__ void cp_async16(void* smem, const void* gmem) {
   const unsigned addr = static_cast<unsigned>(__cvta_generic_to_shared(smem));
