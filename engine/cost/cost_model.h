@@ -29,6 +29,16 @@ class CostModel {
   double latency_s(LinkClass c) const;
   const Scenario& scenario() const;
 
+  // Fraction of bf16 peak an attention kernel of this shape reaches: plateau x short-chunk
+  // fall-off, or the calibration table where it covers the shape (docs/metrics.md).
+  double attention_efficiency(Pass p, const AttentionShape& s) const;
+  // Fraction of bf16 peak a GEMM of `flops` FLOPs reaches.
+  double gemm_efficiency(double flops) const;
+  // Fixed cost added to every compute/copy kernel, seconds.
+  double kernel_overhead_s() const;
+  // Product of the straggler slowdowns of `rank` (1 when none).
+  double straggler_slowdown(int rank) const;
+
  private:
   struct Impl;
   std::unique_ptr<Impl> impl_;

@@ -1,0 +1,257 @@
+#include "engine/analytic/analytic_backend.h"
+
+#include <algorithm>
+#include <queue>
+#include <sstream>
+#include <stdexcept>
+#include <unordered_map>
+#include <vector>
+
+#include "engine/analytic/collective_time.h"
+#include "engine/cost/route.h"
+
+namespace hcpsim {
+namespace {
+
+enum class EvKind : std::uint8_t { GpuCheck, TaskDone, TransferDone };
+
+struct Event {
+  double t;
+  std::uint64_t seq;
+  EvKind kind;
+  std::uint32_t a;   // rank (GpuCheck), task (TaskDone), transfer (TransferDone)
+  std::uint64_t b;   // version (GpuCheck)
+};
+
+struct Later {
+  bool operator()(const Event& x, const Event& y) const { return x.t != y.t ? x.t > y.t : x.seq > y.seq; }
+};
+
+// One GPU under processor sharing, in virtual time: with n kernels active, virtual time advances
+// at 1/n per second and a kernel finishes when virtual time reaches its start + work.
+struct Gpu {
+  double vtime = 0;
+  double updated_s = 0;
+  std::uint64_t version = 0;
+  std::vector<std::pair<double, TaskId>> heap;   // min-heap on finish virtual time
+  void advance(double now) {
+    if (!heap.empty()) vtime += (now - updated_s) / static_cast<double>(heap.size());
+    updated_s = now;
+  }
+};
+
+struct HeapLater {
+  bool operator()(const std::pair<double, TaskId>& x, const std::pair<double, TaskId>& y) const {
+    return x.first != y.first ? x.first > y.first : x.second > y.second;
+  }
+};
+
+struct XferState {
+  TaskId src_task = 0, dst_task = 0;
+  double bytes = 0;
+  std::int32_t src = 0, dst = 0;
+};
+
+class Simulation {
+ public:
+  Simulation(const TaskGraph& g, const RunContext& ctx, TraceSink& sink)
+      : g_(g), ctx_(ctx), sink_(sink), routes_(ctx.scenario, ctx.cost) {}
+
+  void run() {
+    const std::size_t n = g_.size();
+    pending_.resize(n);
+    ready_s_.assign(n, -1.0);
+    done_.assign(n, 0);
+    outstanding_.assign(n, 0);
+    int max_rank = 0;
+    for (const Task& t : g_.tasks()) max_rank = std::max(max_rank, t.rank);
+    gpus_.resize(static_cast<std::size_t>(max_rank) + 1);
+    index_comms();
+    std::vector<TaskId> ready;
+    for (TaskId i = 0; i < n; ++i) {
+      pending_[i] = static_cast<std::uint32_t>(g_.in_degree(i));
+      if (pending_[i] == 0) ready.push_back(i);
+    }
+    for (const TaskId id : ready) become_ready(id, 0.0);
+    while (!events_.empty()) {
+      const Event e = events_.top();
+      events_.pop();
+      now_ = e.t;
+      switch (e.kind) {
+        case EvKind::GpuCheck: gpu_check(e.a, e.b); break;
+        case EvKind::TaskDone: complete(e.a); break;
+        case EvKind::TransferDone: transfer_done(e.a); break;
+      }
+    }
+    if (completed_ != n) report_stuck();
+  }
+
+ private:
+  void push(double t, EvKind k, std::uint32_t a, std::uint64_t b = 0) { events_.push({t, seq_++, k, a, b}); }
+
+  // CSR lists of the transfers each SendRecv task takes part in.
+  void index_comms() {
+    const std::size_t n = g_.size();
+    xfer_offset_.assign(n + 1, 0);
+    op_ready_.assign(g_.comms().size(), 0);
+    std::vector<std::pair<TaskId, std::uint32_t>> pairs;   // (task, transfer)
+    for (std::uint32_t oi = 0; oi < g_.comms().size(); ++oi) {
+      const CommOp& op = g_.comms()[oi];
+      if (op.ranks.size() != op.tasks.size())
+        throw std::invalid_argument("comm op " + std::to_string(oi) + ": ranks and tasks differ in length");
+      if (op.kind != TaskKind::SendRecv) continue;
+      std::unordered_map<std::int32_t, TaskId> task_of;
+      for (std::size_t i = 0; i < op.ranks.size(); ++i) task_of[op.ranks[i]] = op.tasks[i];
+      for (const Transfer& x : op.transfers) {
+        auto s = task_of.find(x.src), d = task_of.find(x.dst);
+        if (s == task_of.end() || d == task_of.end())
+          throw std::invalid_argument("comm op " + std::to_string(oi) + ": transfer " + std::to_string(x.src) +
+                                      " -> " + std::to_string(x.dst) + " names a rank that is not a member");
+        const auto id = static_cast<std::uint32_t>(xfers_.size());
+        xfers_.push_back({s->second, d->second, x.bytes, x.src, x.dst});
+        pairs.emplace_back(s->second, id);
+        if (d->second != s->second) pairs.emplace_back(d->second, id);
+      }
+    }
+    for (const auto& [task, x] : pairs) ++xfer_offset_[task + 1];
+    for (std::size_t i = 0; i < n; ++i) xfer_offset_[i + 1] += xfer_offset_[i];
+    xfer_list_.resize(pairs.size());
+    std::vector<std::uint32_t> fill(xfer_offset_.begin(), xfer_offset_.end() - 1);
+    for (const auto& [task, x] : pairs) xfer_list_[fill[task]++] = x;
+    for (std::size_t i = 0; i < n; ++i) outstanding_[i] = xfer_offset_[i + 1] - xfer_offset_[i];
+  }
+
+  void become_ready(TaskId id, double now) {
+    ready_s_[id] = now;
+    const Task& t = g_.task(id);
+    if (!is_communication(t.kind)) {
+      const double work = ctx_.cost.compute_seconds(g_, t);
+      Gpu& gpu = gpus_[static_cast<std::size_t>(t.rank)];
+      gpu.advance(now);
+      gpu.heap.emplace_back(gpu.vtime + work, id);
+      std::push_heap(gpu.heap.begin(), gpu.heap.end(), HeapLater{});
+      reschedule(static_cast<std::uint32_t>(t.rank));
+      return;
+    }
+    if (t.comm == kNone || t.comm >= g_.comms().size())
+      throw std::invalid_argument("communication task " + g_.display_name(t) + " on rank " +
+                                  std::to_string(t.rank) + " has no CommOp");
+    const CommOp& op = g_.comms()[t.comm];
+    if (op.kind == TaskKind::SendRecv) {
+      if (outstanding_[id] == 0) {
+        push(now, EvKind::TaskDone, id);
+        return;
+      }
+      for (std::uint32_t k = xfer_offset_[id]; k < xfer_offset_[id + 1]; ++k) {
+        const XferState& x = xfers_[xfer_list_[k]];
+        const TaskId other = x.src_task == id ? x.dst_task : x.src_task;
+        if (other == id || ready_s_[other] >= 0) {
+          const double dur = routes_.transfer_seconds(x.src, x.dst, x.bytes);
+          push(now + dur, EvKind::TransferDone, xfer_list_[k]);
+        }
+      }
+      return;
+    }
+    if (++op_ready_[t.comm] == op.tasks.size()) {
+      const double dur = collective_seconds(op, routes_);
+      for (const TaskId m : op.tasks) push(now + dur, EvKind::TaskDone, m);
+    }
+  }
+
+  void reschedule(std::uint32_t rank) {
+    Gpu& gpu = gpus_[rank];
+    ++gpu.version;
+    if (gpu.heap.empty()) return;
+    const double remaining_v = std::max(0.0, gpu.heap.front().first - gpu.vtime);
+    push(now_max(gpu.updated_s) + remaining_v * static_cast<double>(gpu.heap.size()), EvKind::GpuCheck, rank,
+         gpu.version);
+  }
+
+  double now_max(double t) const { return std::max(t, now_); }
+
+  void gpu_check(std::uint32_t rank, std::uint64_t version) {
+    Gpu& gpu = gpus_[rank];
+    if (version != gpu.version) return;   // superseded by a later arrival or departure
+    gpu.advance(now_);
+    // The kernel this check was scheduled for is done; so is any other that finishes within rounding.
+    const double tol = 1e-12 * std::max(1.0, std::abs(gpu.vtime));
+    std::vector<TaskId> finished;
+    do {
+      std::pop_heap(gpu.heap.begin(), gpu.heap.end(), HeapLater{});
+      finished.push_back(gpu.heap.back().second);
+      gpu.heap.pop_back();
+    } while (!gpu.heap.empty() && gpu.heap.front().first <= gpu.vtime + tol);
+    reschedule(rank);
+    for (const TaskId id : finished) complete(id);
+  }
+
+  void transfer_done(std::uint32_t xi) {
+    const XferState& x = xfers_[xi];
+    if (--outstanding_[x.src_task] == 0) complete(x.src_task);
+    if (x.dst_task != x.src_task && --outstanding_[x.dst_task] == 0) complete(x.dst_task);
+  }
+
+  void complete(TaskId id) {
+    if (done_[id]) return;
+    done_[id] = 1;
+    ++completed_;
+    const Task& t = g_.task(id);
+    sink_.record(make_event(g_, t, ready_s_[id], now_));
+    if (ctx_.progress && (completed_ % 65536 == 0 || completed_ == g_.size()))
+      ctx_.progress(completed_, g_.size(), now_);
+    for (auto [it, end] = boost::out_edges(id, g_.adjacency()); it != end; ++it) {
+      const auto s = static_cast<TaskId>(boost::target(*it, g_.adjacency()));
+      if (--pending_[s] == 0) become_ready(s, now_);
+    }
+  }
+
+  void report_stuck() {
+    std::ostringstream os;
+    os << "analytic backend: " << (g_.size() - completed_) << " of " << g_.size() << " tasks never finished, e.g.";
+    int shown = 0;
+    for (TaskId i = 0; i < g_.size() && shown < 5; ++i) {
+      if (done_[i]) continue;
+      const Task& t = g_.task(i);
+      os << (shown ? ";" : "") << " rank " << t.rank << ' ' << g_.display_name(t);
+      if (ready_s_[i] < 0) os << " (waits for " << pending_[i] << " unfinished dependencies)";
+      else os << " (ready, waits for its communication peers)";
+      ++shown;
+    }
+    throw std::runtime_error(os.str());
+  }
+
+  const TaskGraph& g_;
+  const RunContext& ctx_;
+  TraceSink& sink_;
+  RouteModel routes_;
+  std::priority_queue<Event, std::vector<Event>, Later> events_;
+  std::uint64_t seq_ = 0;
+  double now_ = 0;
+  std::size_t completed_ = 0;
+  std::vector<std::uint32_t> pending_;
+  std::vector<double> ready_s_;
+  std::vector<char> done_;
+  std::vector<std::uint32_t> outstanding_;
+  std::vector<Gpu> gpus_;
+  std::vector<std::uint32_t> op_ready_;
+  std::vector<XferState> xfers_;
+  std::vector<std::uint32_t> xfer_offset_;
+  std::vector<std::uint32_t> xfer_list_;
+};
+
+}  // namespace
+
+BackendCapabilities AnalyticBackend::capabilities() const {
+  BackendCapabilities c;
+  c.predicts_time = true;
+  return c;
+}
+
+void AnalyticBackend::run(const TaskGraph& g, const RunContext& ctx, TraceSink& sink) {
+  Simulation sim(g, ctx, sink);
+  sim.run();
+}
+
+std::unique_ptr<Backend> make_analytic_backend() { return std::make_unique<AnalyticBackend>(); }
+
+}  // namespace hcpsim

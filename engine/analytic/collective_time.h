@@ -1,0 +1,21 @@
+#pragma once
+// How long one collective takes when nothing else uses the links (analytic model; formulas in
+// docs/metrics.md "Collectives"). SendRecv transfers are timed one by one by RouteModel.
+#include "engine/cost/route.h"
+#include "engine/graph/task_graph.h"
+
+namespace hcpsim {
+
+// All-to-all with equal splits: every member sends bytes_per_rank/n to every other member at once.
+// Flows of one collective that cross the same link (GPU port or NIC, each direction) add up on it;
+// time = max over links of (latency + load / (bandwidth * link_efficiency(piece))). Seconds.
+double alltoall_seconds(const CommOp& op, const RouteModel& routes);
+
+// NCCL ring all_gather / reduce_scatter (n-1 steps of one shard) and all_reduce (2(n-1) steps of
+// bytes_per_rank/n) over the members in group order; each step takes as long as its slowest hop. Seconds.
+double ring_collective_seconds(const CommOp& op, const RouteModel& routes);
+
+// Dispatches on op.kind for the four collectives; throws std::invalid_argument for SendRecv.
+double collective_seconds(const CommOp& op, const RouteModel& routes);
+
+}  // namespace hcpsim

@@ -1,0 +1,156 @@
+// CostModel: see docs/metrics.md for every formula and the public measurements behind the constants.
+#include "engine/cost/cost_model.h"
+
+#include <cmath>
+#include <stdexcept>
+#include <utility>
+#include <vector>
+
+#include "engine/cost/calibration.h"
+#include "engine/cost/cost_defaults.h"
+
+namespace hcpsim {
+
+struct CostModel::Impl {
+  Scenario scenario;
+  Calibration calibration;
+  std::vector<double> slowdown;   // per rank
+};
+
+namespace {
+
+bool is_causal_section(MaskSection m) {
+  return m == MaskSection::Diagonal || m == MaskSection::Causal || m == MaskSection::BottomRight;
+}
+
+double falloff(double len, double half_len) { return len <= 0 ? 0.0 : len / (len + half_len); }
+
+void check_fraction(double v, const char* field) {
+  if (!(v > 0 && v <= 1))
+    throw std::invalid_argument(std::string("cluster.efficiency.") + field + ": must be in (0, 1], got " +
+                                std::to_string(v));
+}
+
+}  // namespace
+
+CostModel::CostModel(const Scenario& s) : impl_(std::make_unique<Impl>()) {
+  impl_->scenario = s;
+  const auto& e = s.cluster.efficiency;
+  check_fraction(e.attention_forward, "attention_forward");
+  check_fraction(e.attention_backward, "attention_backward");
+  check_fraction(e.gemm, "gemm");
+  check_fraction(e.memory, "memory");
+  check_fraction(e.intra_node_link, "intra_node_link");
+  check_fraction(e.inter_node_link, "inter_node_link");
+  if (!(s.cluster.gpu.bf16_flops > 0)) throw std::invalid_argument("cluster.gpu.bf16_tflops: must be > 0");
+  if (!(s.cluster.gpu.hbm_Bps > 0)) throw std::invalid_argument("cluster.gpu.hbm_bandwidth: must be > 0");
+  if (!s.cluster.calibration_path.empty())
+    impl_->calibration = load_calibration_file(s.cluster.calibration_path);
+  const int world = std::max(1, s.world_size());
+  impl_->slowdown.assign(static_cast<std::size_t>(world), 1.0);
+  for (std::size_t i = 0; i < s.cluster.faults.size(); ++i) {
+    const Fault& f = s.cluster.faults[i];
+    if (f.kind != Fault::Kind::Straggler) continue;
+    const std::string field = "cluster.faults[" + std::to_string(i) + "]";
+    if (f.rank < 0 || f.rank >= world)
+      throw std::invalid_argument(field + ".rank: " + std::to_string(f.rank) + " is outside 0.." +
+                                  std::to_string(world - 1));
+    if (!(f.slowdown >= 1.0))
+      throw std::invalid_argument(field + ".slowdown: must be >= 1, got " + std::to_string(f.slowdown));
+    impl_->slowdown[static_cast<std::size_t>(f.rank)] *= f.slowdown;
+  }
+}
+
+CostModel::~CostModel() = default;
+CostModel::CostModel(CostModel&&) noexcept = default;
+CostModel& CostModel::operator=(CostModel&&) noexcept = default;
+
+const Scenario& CostModel::scenario() const { return impl_->scenario; }
+
+double CostModel::kernel_overhead_s() const {
+  return impl_->calibration.kernel_overhead_s.value_or(cost_defaults::kKernelOverhead_s);
+}
+
+double CostModel::straggler_slowdown(int rank) const {
+  if (rank < 0 || static_cast<std::size_t>(rank) >= impl_->slowdown.size()) return 1.0;
+  return impl_->slowdown[static_cast<std::size_t>(rank)];
+}
+
+double CostModel::attention_efficiency(Pass p, const AttentionShape& s) const {
+  const bool causal = is_causal_section(s.section);
+  const int head_dim = s.head_dim_qk;
+  // Calibration table: entries of the same pass, head dim and mask class cover the shape.
+  std::vector<std::pair<double, double>> pts;
+  for (const auto& c : impl_->calibration.attention)
+    if (c.pass == p && c.head_dim == head_dim && c.causal == causal)
+      pts.emplace_back(std::sqrt(c.q_len * c.kv_len), c.efficiency);
+  if (!pts.empty()) {
+    const double len = std::sqrt(static_cast<double>(std::max<std::int64_t>(1, s.q_len)) *
+                                 static_cast<double>(std::max<std::int64_t>(1, s.kv_len)));
+    return interpolate_log_x(std::move(pts), len);
+  }
+  const auto& e = impl_->scenario.cluster.efficiency;
+  const double plateau = p == Pass::Forward ? e.attention_forward : e.attention_backward;
+  const double half = p == Pass::Forward ? cost_defaults::kAttentionForwardHalfLen_tokens
+                                         : cost_defaults::kAttentionBackwardHalfLen_tokens;
+  return plateau * falloff(static_cast<double>(s.q_len), half) * falloff(static_cast<double>(s.kv_len), half);
+}
+
+double CostModel::gemm_efficiency(double flops) const {
+  const auto& table = impl_->calibration.gemm;
+  if (!table.empty() && flops > 0) {
+    std::vector<std::pair<double, double>> pts;
+    for (const auto& g : table) pts.emplace_back(g.flops, g.efficiency);
+    return interpolate_log_x(std::move(pts), flops);
+  }
+  return impl_->scenario.cluster.efficiency.gemm;
+}
+
+double CostModel::compute_seconds(const TaskGraph& g, const Task& t) const {
+  const auto& gpu = impl_->scenario.cluster.gpu;
+  const auto& e = impl_->scenario.cluster.efficiency;
+  double work_s = 0;
+  switch (t.kind) {
+    case TaskKind::AttentionForward:
+    case TaskKind::AttentionBackward: {
+      const Pass p = t.kind == TaskKind::AttentionForward ? Pass::Forward : Pass::Backward;
+      double eff = p == Pass::Forward ? e.attention_forward : e.attention_backward;
+      if (t.attention != kNone) eff = attention_efficiency(p, g.attention_of(t));
+      work_s = t.flops > 0 ? t.flops / (gpu.bf16_flops * eff) : 0.0;
+      break;
+    }
+    case TaskKind::Gemm:
+      work_s = t.flops > 0 ? t.flops / (gpu.bf16_flops * gemm_efficiency(t.flops)) : 0.0;
+      break;
+    case TaskKind::Copy:
+    case TaskKind::LseMerge:
+    case TaskKind::OutCorrection:
+      work_s = t.bytes / (gpu.hbm_Bps * e.memory);
+      break;
+    default:
+      throw std::invalid_argument(std::string("CostModel::compute_seconds: task ") + g.display_name(t) +
+                                  " is communication (" + to_string(t.kind) + "), not compute");
+  }
+  return (kernel_overhead_s() + work_s) * straggler_slowdown(t.rank);
+}
+
+double CostModel::link_efficiency(double message_bytes, LinkClass c) const {
+  const auto& table = c == LinkClass::IntraNode ? impl_->calibration.intra_node : impl_->calibration.inter_node;
+  std::vector<std::pair<double, double>> pts;
+  for (const auto& p : table)
+    if (p.op == "send_recv") pts.emplace_back(p.bytes, p.efficiency);
+  if (!pts.empty()) return interpolate_log_x(std::move(pts), std::max(1.0, message_bytes));
+  const auto& e = impl_->scenario.cluster.efficiency;
+  const double plateau = c == LinkClass::IntraNode ? e.intra_node_link : e.inter_node_link;
+  const double half = c == LinkClass::IntraNode ? cost_defaults::kIntraNodeHalfBandwidth_bytes
+                                                : cost_defaults::kInterNodeHalfBandwidth_bytes;
+  const double m = std::max(1.0, message_bytes);
+  return plateau * m / (m + half);
+}
+
+double CostModel::latency_s(LinkClass c) const {
+  return c == LinkClass::IntraNode ? impl_->scenario.cluster.intra_node_latency_s
+                                   : impl_->scenario.cluster.inter_node_latency_s;
+}
+
+}  // namespace hcpsim

@@ -1,0 +1,50 @@
+#pragma once
+// RouteModel: which links a transfer between two ranks crosses and what one uncontended transfer
+// costs (alpha-beta on the bottleneck link). Faults: degraded NICs scale their bandwidth, a failed
+// NIC hands its traffic to the next working NIC of its node. Formulas: docs/metrics.md "Routes".
+#include <string>
+#include <vector>
+
+#include "engine/cost/cost_model.h"
+#include "engine/scenario/scenario.h"
+
+namespace hcpsim {
+
+struct Route {
+  bool self = false;            // src == dst: free
+  LinkClass link_class = LinkClass::IntraNode;
+  double bottleneck_Bps = 0;    // nominal bandwidth of the slowest link on the route, bytes/s
+  double latency_s = 0;         // one-way latency of the whole route, seconds
+  int src_node = 0, dst_node = 0;
+  int src_nic = -1, dst_nic = -1;   // NIC index inside the node (inter-node only), after failover
+};
+
+class RouteModel {
+ public:
+  // Throws std::invalid_argument naming the fault when a fault points outside the cluster.
+  RouteModel(const Scenario& s, const CostModel& cost);
+
+  // The route from `src` to `dst` (global ranks). Throws std::runtime_error when a node's NICs
+  // have all failed and the transfer needs one (the scenario is infeasible).
+  Route route(int src, int dst) const;
+  // Seconds for one transfer of `bytes` alone on the route: latency + bytes / (bw * link_efficiency).
+  double transfer_seconds(int src, int dst, double bytes) const;
+  // Same for a route already looked up, with `message_bytes` choosing the efficiency.
+  double transfer_seconds(const Route& r, double bytes, double message_bytes) const;
+  // NIC index a rank's inter-node traffic uses (GPU i -> NIC i mod nics_per_node, failover applied);
+  // -1 when its node has no working NIC.
+  int nic_of(int rank) const;
+  // Nominal bandwidth of NIC `nic` of `node` as one flow sees it: nic_bw * fault factor, capped by
+  // the per-rail fabric share nic_bw / oversubscription. Bytes/s.
+  double nic_Bps(int node, int nic) const;
+  const CostModel& cost() const { return cost_; }
+
+ private:
+  const Scenario& s_;
+  const CostModel& cost_;
+  int nics_ = 1;
+  std::vector<double> factor_;   // per node*nics + nic: degraded-NIC factor
+  std::vector<int> target_;      // per node*nics + nic: NIC that carries its traffic, -1 none
+};
+
+}  // namespace hcpsim

@@ -1,0 +1,2 @@
+target_sources(hcpsim_engine PRIVATE
+  ${CMAKE_CURRENT_LIST_DIR}/memory_model.cpp)

@@ -1,0 +1,254 @@
+#include "engine/planning/sweep_runner.h"
+
+#include <poll.h>
+#include <signal.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <cerrno>
+#include <chrono>
+#include <cmath>
+#include <cstdio>
+#include <cstring>
+#include <filesystem>
+#include <fstream>
+#include <map>
+#include <ostream>
+#include <set>
+#include <stdexcept>
+
+namespace hcpsim::planning {
+namespace {
+
+using Clock = std::chrono::steady_clock;
+
+double seconds_since(Clock::time_point t0) {
+  return std::chrono::duration<double>(Clock::now() - t0).count();
+}
+
+struct Worker {
+  std::size_t point = 0;
+  int fd = -1;
+  std::string buffer;
+  Clock::time_point start;
+  bool timed_out = false;
+};
+
+// Child side: evaluate, write one JSON line, leave without running atexit handlers.
+[[noreturn]] void run_child(const SweepPoint& p, const std::vector<std::string>& columns,
+                            const PointEvaluator& evaluate, int fd) {
+  const auto t0 = Clock::now();
+  PointResult r;
+  try {
+    r = evaluate(p);
+  } catch (const std::exception& e) {
+    r = PointResult{};
+    r.status = PointStatus::Error;
+    r.message = e.what();
+  } catch (...) {
+    r = PointResult{};
+    r.status = PointStatus::Error;
+    r.message = "unknown exception";
+  }
+  r.labels = p.labels;
+  if (r.wall_s <= 0) r.wall_s = seconds_since(t0);
+  const std::string line = to_json(r, columns).dump() + "\n";
+  std::size_t off = 0;
+  while (off < line.size()) {
+    const ssize_t n = ::write(fd, line.data() + off, line.size() - off);
+    if (n < 0 && errno == EINTR) continue;
+    if (n <= 0) _exit(3);
+    off += static_cast<std::size_t>(n);
+  }
+  ::close(fd);
+  _exit(0);
+}
+
+PointResult failed(const SweepPoint& p, std::string why) {
+  PointResult r;
+  r.labels = p.labels;
+  r.status = PointStatus::Error;
+  r.message = std::move(why);
+  return r;
+}
+
+class Progress {
+ public:
+  Progress(std::ostream* os, bool tty, std::size_t total) : os_(os), tty_(tty), total_(total) {}
+  void update(std::size_t done, std::size_t bad, bool final) {
+    if (!os_ || total_ == 0) return;
+    const double t = seconds_since(t0_);
+    const int decile = static_cast<int>(10 * done / total_);
+    if (!final && (tty_ ? t - last_ < 0.1 : decile == last_decile_)) return;
+    last_ = t;
+    last_decile_ = decile;
+    const double rate = t > 0 ? done / t : 0;
+    const double eta = rate > 0 ? (total_ - done) / rate : 0;
+    constexpr int kWidth = 30;
+    const int fill = static_cast<int>(kWidth * done / total_);
+    char buf[160];
+    std::snprintf(buf, sizeof buf, "[%s%s] %zu/%zu  %zu invalid/failed  %.1f pts/s  ETA %.0f s",
+                  std::string(fill, '#').c_str(), std::string(kWidth - fill, '.').c_str(), done,
+                  total_, bad, rate, eta);
+    if (tty_) {
+      *os_ << '\r' << buf << (final ? "\n" : "") << std::flush;
+    } else {
+      *os_ << "sweep: " << buf << '\n' << std::flush;
+    }
+  }
+
+ private:
+  std::ostream* os_;
+  bool tty_;
+  std::size_t total_;
+  Clock::time_point t0_ = Clock::now();
+  double last_ = -1;
+  int last_decile_ = -1;
+};
+
+// Prepares the output file: with resume, cut a partial last line; otherwise (or when new) write the header.
+void prepare_output(const std::string& path, const std::vector<std::string>& columns, bool resume,
+                    bool has_rows) {
+  namespace fs = std::filesystem;
+  const bool exists = fs::exists(path);
+  if (resume && exists) {
+    std::ifstream in(path, std::ios::binary);
+    std::string text((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+    const auto nl = text.find_last_of('\n');
+    const std::size_t keep = nl == std::string::npos ? 0 : nl + 1;
+    if (keep != text.size()) fs::resize_file(path, keep);
+    if (keep > 0 || has_rows) return;
+  }
+  std::ofstream out(path, std::ios::trunc);
+  if (!out) throw std::runtime_error(path + ": cannot write the sweep results file");
+  if (file_format_for(path) == FileFormat::Csv) out << csv_header(columns) << '\n';
+}
+
+}  // namespace
+
+SweepOutcome run_sweep(const std::vector<SweepPoint>& points, const std::vector<std::string>& columns,
+                       const PointEvaluator& evaluate, const SweepRunOptions& options) {
+  if (options.jobs < 0) throw std::invalid_argument("jobs must be >= 0 (0 = number of CPUs)");
+  const auto t0 = Clock::now();
+  SweepOutcome outcome;
+  std::set<std::string> done_keys;
+  if (options.resume && !options.out_path.empty()) {
+    for (PointResult& r : read_results_file(options.out_path, columns)) {
+      SweepPoint tmp;
+      tmp.labels = r.labels;
+      done_keys.insert(tmp.key(columns));
+      outcome.results.push_back(std::move(r));
+    }
+    outcome.resumed = outcome.results.size();
+  }
+  std::ofstream out;
+  const FileFormat fmt = file_format_for(options.out_path);
+  if (!options.out_path.empty()) {
+    prepare_output(options.out_path, columns, options.resume, !outcome.results.empty());
+    out.open(options.out_path, std::ios::app);
+    if (!out) throw std::runtime_error(options.out_path + ": cannot append to the sweep results file");
+  }
+
+  std::vector<std::size_t> todo;
+  for (std::size_t i = 0; i < points.size(); ++i)
+    if (!done_keys.count(points[i].key(columns))) todo.push_back(i);
+
+  long cpus = ::sysconf(_SC_NPROCESSORS_ONLN);
+  const std::size_t jobs = options.jobs > 0 ? static_cast<std::size_t>(options.jobs)
+                                            : static_cast<std::size_t>(cpus > 0 ? cpus : 1);
+  Progress progress(options.progress, options.progress_tty, todo.size());
+  std::size_t bad = 0;
+  std::map<pid_t, Worker> active;
+  std::size_t next = 0;
+
+  auto record = [&](PointResult r) {
+    if (r.status != PointStatus::Ok) ++bad;
+    if (out.is_open()) {
+      out << (fmt == FileFormat::Csv ? csv_row(r) : to_json(r, columns).dump()) << '\n';
+      out.flush();
+    }
+    outcome.results.push_back(std::move(r));
+    ++outcome.evaluated;
+    progress.update(outcome.evaluated, bad, false);
+  };
+
+  while (next < todo.size() || !active.empty()) {
+    while (next < todo.size() && active.size() < jobs) {
+      const SweepPoint& p = points[todo[next]];
+      int fds[2];
+      if (::pipe(fds) != 0) throw std::runtime_error(std::string("pipe: ") + std::strerror(errno));
+      if (out.is_open()) out.flush();
+      const pid_t pid = ::fork();
+      if (pid < 0) {
+        ::close(fds[0]);
+        ::close(fds[1]);
+        if (active.empty()) throw std::runtime_error(std::string("fork: ") + std::strerror(errno));
+        break;   // retry when a worker finishes
+      }
+      if (pid == 0) {
+        ::close(fds[0]);
+        for (auto& [_, w] : active) ::close(w.fd);
+        run_child(p, columns, evaluate, fds[1]);
+      }
+      ::close(fds[1]);
+      Worker w;
+      w.point = todo[next];
+      w.fd = fds[0];
+      w.start = Clock::now();
+      active.emplace(pid, std::move(w));
+      ++next;
+    }
+
+    std::vector<pollfd> pfds;
+    std::vector<pid_t> pids;
+    for (auto& [pid, w] : active) {
+      pfds.push_back({w.fd, POLLIN, 0});
+      pids.push_back(pid);
+    }
+    const int n = ::poll(pfds.data(), pfds.size(), 200);
+    if (n < 0 && errno != EINTR) throw std::runtime_error(std::string("poll: ") + std::strerror(errno));
+    for (std::size_t i = 0; i < pfds.size(); ++i) {
+      Worker& w = active.at(pids[i]);
+      bool eof = false;
+      if (pfds[i].revents & (POLLIN | POLLHUP | POLLERR)) {
+        char buf[4096];
+        const ssize_t got = ::read(w.fd, buf, sizeof buf);
+        if (got > 0) w.buffer.append(buf, static_cast<std::size_t>(got));
+        else if (got == 0 || errno != EINTR) eof = true;
+      }
+      if (!eof && options.point_timeout_s > 0 && !w.timed_out &&
+          seconds_since(w.start) > options.point_timeout_s) {
+        ::kill(pids[i], SIGKILL);
+        w.timed_out = true;
+      }
+      if (!eof) continue;
+      ::close(w.fd);
+      int status = 0;
+      while (::waitpid(pids[i], &status, 0) < 0 && errno == EINTR) {
+      }
+      const SweepPoint& p = points[w.point];
+      PointResult r;
+      if (w.timed_out) {
+        r = failed(p, "timed out after " + std::to_string(options.point_timeout_s) + " s");
+      } else if (WIFSIGNALED(status)) {
+        r = failed(p, std::string("worker killed by signal ") + std::to_string(WTERMSIG(status)) +
+                          " (" + strsignal(WTERMSIG(status)) + ")");
+      } else {
+        try {
+          r = point_from_json(nlohmann::json::parse(w.buffer), columns);
+        } catch (const std::exception&) {
+          r = failed(p, "worker exited with status " +
+                            std::to_string(WIFEXITED(status) ? WEXITSTATUS(status) : -1) +
+                            " without a result");
+        }
+      }
+      active.erase(pids[i]);
+      record(std::move(r));
+    }
+  }
+  progress.update(outcome.evaluated, bad, true);
+  outcome.wall_s = seconds_since(t0);
+  return outcome;
+}
+
+}  // namespace hcpsim::planning

@@ -1,0 +1,136 @@
+// a2a+p2p (hierarchical CP), rank (p, a) with cp index i = p*A + a, rings of size P.
+//
+//  forward:  [a2a level 0: perm/a2a/reord of Q, K, V]  -> rank holds D_p | D_{2P-1-p} (A chunks
+//            each) for head block a ; [ring level 1: KV ring over P ranks, c = S/(2P)] ;
+//            [a2a level 0: output back to C_i | C_{2cp-1-i}, all heads]
+//  backward: [a2a of dO] ; [ring backward] ; [a2a of dQ, dK, dV]
+//
+//    cp=4 [2,2]:  rank0 {C0,C7} rank1 {C1,C6} | rank2 {C2,C5} rank3 {C3,C4}
+//        a2a [0,1],[2,3] ->  ranks 0,1: [C0 C1 | C6 C7]   ranks 2,3: [C2 C3 | C4 C5]
+//        rings [0,2] (heads 0..H/2), [1,3] (heads H/2..H)
+#include "engine/schedule/a2a_p2p.h"
+
+#include <stdexcept>
+
+#include "engine/schedule/a2a_ulysses.h"
+#include "engine/schedule/p2p_ring.h"
+
+namespace hcpsim::schedule {
+
+namespace {
+
+RingIO flat_ring(const ScheduleContext& ctx, GroupKind group) {
+  RingIO io;
+  io.group = group;
+  io.heads = ctx.sz.h_t;
+  io.kv_heads = ctx.sz.g_t;
+  io.c = ctx.sz.s / 2;
+  return io;
+}
+
+RingIO level_ring(const ScheduleContext& ctx) {
+  const int A = ctx.layout.a2a_size(), P = ctx.layout.ring_size();
+  RingIO io;
+  io.group = GroupKind::HCP_P2P;
+  io.heads = ctx.sz.h_t / A;
+  io.kv_heads = ctx.sz.g_t / A;
+  io.c = ctx.sz.S / (2 * P);
+  io.q = BufName::LevelQ;
+  io.k = BufName::LevelK;
+  io.v = BufName::LevelV;
+  io.out = BufName::LevelOut;
+  io.dout = BufName::LevelDOut;
+  io.dq = BufName::LevelDQ;
+  io.split_dkv = false;
+  io.dkv = BufName::LevelDKV;
+  return io;
+}
+
+void require_hierarchical(const ScheduleContext& ctx) {
+  if (!ctx.layout.hierarchical())
+    throw std::invalid_argument(
+        "layer " + std::to_string(ctx.layer) +
+        ": cp_comm_type a2a+p2p needs model.hierarchical_context_parallel_sizes [A, P] with A*P = cp "
+        "(without them Megatron silently disables CP, spec 5)");
+}
+
+}  // namespace
+
+void build_p2p_forward(ScheduleContext& ctx) { build_ring_forward(ctx, flat_ring(ctx, GroupKind::CP)); }
+void build_p2p_backward(ScheduleContext& ctx) { build_ring_backward(ctx, flat_ring(ctx, GroupKind::CP)); }
+
+void build_a2a_p2p_forward(ScheduleContext& ctx) {
+  require_hierarchical(ctx);
+  const int A = ctx.layout.a2a_size(), P = ctx.layout.ring_size();
+  if (A == 1) return build_ring_forward(ctx, flat_ring(ctx, GroupKind::HCP_P2P));
+  if (P == 1) return build_a2a_forward(ctx, GroupKind::HCP_A2A, Stream::NcclA2A);
+  const auto& z = ctx.sz;
+  build_a2a_before(ctx, GroupKind::HCP_A2A, Stream::NcclA2A,
+                   {{"q", BufName::Q, BufName::LevelQ, z.h_t, z.d_qk, 0, 0},
+                    {"k", BufName::K, BufName::LevelK, z.g_t, z.d_qk, 0, 1},
+                    {"v", BufName::V, BufName::LevelV, z.g_t, z.d_v, 0, 2}});
+  build_ring_forward(ctx, level_ring(ctx));
+  build_a2a_after(ctx, GroupKind::HCP_A2A, Stream::NcclA2A, {{"o", BufName::LevelOut, BufName::Out, z.h_t, z.d_v, 0, 3}});
+}
+
+void build_a2a_p2p_backward(ScheduleContext& ctx) {
+  require_hierarchical(ctx);
+  const int A = ctx.layout.a2a_size(), P = ctx.layout.ring_size();
+  if (A == 1) return build_ring_backward(ctx, flat_ring(ctx, GroupKind::HCP_P2P));
+  if (P == 1) return build_a2a_backward(ctx, GroupKind::HCP_A2A, Stream::NcclA2A);
+  const auto& z = ctx.sz;
+  build_a2a_before(ctx, GroupKind::HCP_A2A, Stream::NcclA2A, {{"do", BufName::DOut, BufName::LevelDOut, z.h_t, z.d_v, 0, 4}});
+  build_ring_backward(ctx, level_ring(ctx));
+  build_a2a_after(ctx, GroupKind::HCP_A2A, Stream::NcclA2A,
+                  {{"dq", BufName::LevelDQ, BufName::DQ, z.h_t, z.d_qk, 0, 5},
+                   {"dk", BufName::LevelDKV, BufName::DK, z.g_t, z.d_qk, 0, 6},
+                   {"dv", BufName::LevelDKV, BufName::DV, z.g_t, z.d_v, z.d_qk, 7}});
+}
+
+namespace {
+
+AttentionShape local_shape(const ScheduleContext& ctx) {
+  const auto& z = ctx.sz;
+  AttentionShape a;
+  a.batch = z.b;
+  a.q_len = a.kv_len = z.s;
+  a.heads = z.h_t;
+  a.kv_heads = z.g_t;
+  a.head_dim_qk = z.d_qk;
+  a.head_dim_v = z.d_v;
+  a.section = z.causal ? MaskSection::Causal : MaskSection::Full;
+  a.pairs = attention_pairs(a.section, a.q_len, a.kv_len);
+  return a;
+}
+
+}  // namespace
+
+void build_local_forward(ScheduleContext& ctx) {
+  const auto& z = ctx.sz;
+  const AttentionShape a = local_shape(ctx);
+  for (int rank = 0; rank < ctx.layout.world_size(); ++rank) {
+    const TaskId t = ctx.add(rank, TaskKind::AttentionForward, Stream::Main, "attn", -1,
+                             2.0 * z.b * a.heads * (z.d_qk + z.d_v) * a.pairs,
+                             attention_hbm_bytes(z, Pass::Forward, a.q_len, a.kv_len, a.heads, a.kv_heads));
+    ctx.set_attention(t, a);
+    ctx.payload(t, PayloadOp::AttnFwd, {ctx.key(BufName::Q), ctx.key(BufName::K), ctx.key(BufName::V)},
+                {ctx.key(BufName::Out), ctx.key(BufName::Lse, 0)}, {0, z.s, 0, z.s, z.causal ? 1 : 0});
+  }
+}
+
+void build_local_backward(ScheduleContext& ctx) {
+  const auto& z = ctx.sz;
+  const AttentionShape a = local_shape(ctx);
+  for (int rank = 0; rank < ctx.layout.world_size(); ++rank) {
+    const TaskId t = ctx.add(rank, TaskKind::AttentionBackward, Stream::Main, "attn_bwd", -1,
+                             2.0 * z.b * a.heads * (3.0 * z.d_qk + 2.0 * z.d_v) * a.pairs,
+                             attention_hbm_bytes(z, Pass::Backward, a.q_len, a.kv_len, a.heads, a.kv_heads));
+    ctx.set_attention(t, a);
+    ctx.payload(t, PayloadOp::AttnBwd,
+                {ctx.key(BufName::Q), ctx.key(BufName::K), ctx.key(BufName::V), ctx.key(BufName::Out),
+                 ctx.key(BufName::DOut), ctx.key(BufName::Lse, 0)},
+                {ctx.key(BufName::DQ), ctx.key(BufName::DK), ctx.key(BufName::DV)}, {0, z.s, 0, z.s, z.causal ? 1 : 0});
+  }
+}
+
+}  // namespace hcpsim::schedule

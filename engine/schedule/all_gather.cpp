@@ -1,0 +1,192 @@
+// all_gather (TE AttnFuncWithCPAndKVAllGather), CP group of size cp, CP index r, c = S/(2cp).
+//
+//  forward
+//    main : all_gather_k ; wait ; all_gather_v ; wait       (nccl:cp, exposed)
+//    main : reord_k, reord_v   gathered [r0: C_0 C_{2cp-1}][r1: C_1 C_{2cp-2}].. -> C_0 .. C_{2cp-1}
+//    cp waits main
+//    step 0 main: Q chunk C_r          x KV[0, (r+1)c)     bottom-right causal
+//    step 1 cp  : Q chunk C_{2cp-1-r}  x KV[0, (2cp-r)c)   bottom-right causal
+//    out_copy 0 (main), out_copy 1 (cp, after event of copy 0) ; main waits cp
+//
+//          KV: C_0 C_1 ... C_r ...              C_{2cp-1-r} ...
+//    C_r       [##########\ ]                                       step 0
+//    C_2cp-1-r [#################################\ ]                step 1
+//
+//  backward: all_gather_k/v again (not saved), reord, attn_bwd step 0 (main) / 1 (cp),
+//    dkv_acc into full-length dK/dV (event chained), main waits cp, reord_dk, reord_dv
+//    (back to per-rank chunk order), reduce_scatter_dk, reduce_scatter_dv (exposed).
+#include "engine/schedule/all_gather.h"
+
+#include <stdexcept>
+
+namespace hcpsim::schedule {
+
+std::int64_t all_gather_kv_len(int step, int r, int cp, std::int64_t c, bool causal) {
+  if (!causal) return 2 * cp * c;
+  return step == 0 ? (r + 1) * c : (2 * cp - r) * c;
+}
+
+namespace {
+
+struct Collective {
+  TaskKind kind;
+  const char* label;
+  BufName in;
+  int in_version;
+  BufName out;
+  int out_version;
+  double shard_bytes;
+};
+
+// One collective over every CP group; main waits for it (synchronous in TE).
+void collective(ScheduleContext& ctx, const Collective& c) {
+  const auto& groups = ctx.layout.groups(GroupKind::CP);
+  for (std::size_t gi = 0; gi < groups.size(); ++gi) {
+    const int n = static_cast<int>(groups[gi].size());
+    CommOp op;
+    op.kind = c.kind;
+    op.group = GroupKind::CP;
+    op.group_index = static_cast<int>(gi);
+    op.bytes_per_rank = c.shard_bytes;
+    for (int rank : groups[gi]) {
+      const TaskId t = ctx.add_nccl(rank, c.kind, Stream::NcclCp, Stream::Main, c.label, -1, (n - 1) * c.shard_bytes);
+      ctx.payload(t, c.kind == TaskKind::AllGather ? PayloadOp::AllGather : PayloadOp::ReduceScatter,
+                  {ctx.key(c.in, c.in_version)}, {ctx.key(c.out, c.out_version)});
+      ctx.wait(rank, Stream::Main, t);
+      op.ranks.push_back(rank);
+      op.tasks.push_back(t);
+    }
+    ctx.add_comm(std::move(op));
+  }
+}
+
+
+AttentionShape shape(const ScheduleContext& ctx, int step, int r, int cp) {
+  const auto& z = ctx.sz;
+  const std::int64_t c = z.s / 2;
+  AttentionShape a;
+  a.batch = z.b;
+  a.q_len = c;
+  a.kv_len = all_gather_kv_len(step, r, cp, c, z.causal);
+  a.heads = z.h_t;
+  a.kv_heads = z.g_t;
+  a.head_dim_qk = z.d_qk;
+  a.head_dim_v = z.d_v;
+  a.section = z.causal ? MaskSection::BottomRight : MaskSection::Full;
+  a.pairs = attention_pairs(a.section, a.q_len, a.kv_len);
+  a.kv_source = -1;
+  return a;
+}
+
+void gather_kv(ScheduleContext& ctx, int version0) {
+  const auto& z = ctx.sz;
+  const double Tk = static_cast<double>(z.b) * static_cast<double>(z.s) * z.g_t * z.d_qk * z.e;
+  const double Tv = static_cast<double>(z.b) * static_cast<double>(z.s) * z.g_t * z.d_v * z.e;
+  const int cp = ctx.layout.cp();
+  collective(ctx, {TaskKind::AllGather, "all_gather_k", BufName::K, 0, BufName::Gathered, version0, Tk});
+  collective(ctx, {TaskKind::AllGather, "all_gather_v", BufName::V, 0, BufName::Gathered, version0 + 1, Tv});
+  for (const auto& grp : ctx.layout.groups(GroupKind::CP))
+    for (int rank : grp) {
+      const TaskId tk = ctx.add(rank, TaskKind::Copy, Stream::Main, "reord_k", -1, 0, 2 * cp * Tk);
+      ctx.payload(tk, PayloadOp::ChunksToNatural, {ctx.key(BufName::Gathered, version0)},
+                  {ctx.key(BufName::FullKV, version0)}, {cp});
+      const TaskId tv = ctx.add(rank, TaskKind::Copy, Stream::Main, "reord_v", -1, 0, 2 * cp * Tv);
+      ctx.payload(tv, PayloadOp::ChunksToNatural, {ctx.key(BufName::Gathered, version0 + 1)},
+                  {ctx.key(BufName::FullKV, version0 + 1)}, {cp});
+      ctx.wait_stream(rank, Stream::Cp, Stream::Main);
+    }
+}
+
+}  // namespace
+
+void build_all_gather_forward(ScheduleContext& ctx) {
+  const auto& z = ctx.sz;
+  const int cp = ctx.layout.cp();
+  const std::int64_t c = z.s / 2;
+  gather_kv(ctx, 0);
+  const double out_bytes = static_cast<double>(z.b) * static_cast<double>(c) * z.h_t * z.d_v * z.e;
+  const auto& groups = ctx.layout.groups(GroupKind::CP);
+  for (const auto& grp : groups)
+    for (int r = 0; r < cp; ++r) {
+      const int rank = grp[static_cast<std::size_t>(r)];
+      TaskId copy0 = kNone;
+      for (int step = 0; step < 2; ++step) {
+        const Stream st = step == 0 ? Stream::Main : Stream::Cp;
+        const AttentionShape a = shape(ctx, step, r, cp);
+        const TaskId t = ctx.add(rank, TaskKind::AttentionForward, st, "attn", step,
+                                 2.0 * z.b * a.heads * (z.d_qk + z.d_v) * a.pairs,
+                                 attention_hbm_bytes(z, Pass::Forward, a.q_len, a.kv_len, a.heads, a.kv_heads));
+        ctx.set_attention(t, a);
+        ctx.payload(t, PayloadOp::AttnFwd,
+                    {ctx.key(BufName::Q), ctx.key(BufName::FullKV, 0), ctx.key(BufName::FullKV, 1)},
+                    {ctx.key(BufName::StepOut, step), ctx.key(BufName::StepLse, step)},
+                    {step * c, c, 0, a.kv_len, z.causal ? 1 : 0});
+        if (step == 1) ctx.wait(rank, st, copy0);
+        const TaskId cpy = ctx.add(rank, TaskKind::Copy, st, "out_copy", step, 0, 2 * out_bytes);
+        if (step == 0) {
+          ctx.payload(cpy, PayloadOp::Add, {ctx.key(BufName::StepOut, 0)}, {ctx.key(BufName::LevelOut)});
+          copy0 = cpy;
+        } else {
+          ctx.payload(cpy, PayloadOp::Add, {ctx.key(BufName::LevelOut), ctx.key(BufName::StepOut, 1)},
+                      {ctx.key(BufName::Out)});
+        }
+      }
+      ctx.wait_stream(rank, Stream::Main, Stream::Cp);
+    }
+}
+
+void build_all_gather_backward(ScheduleContext& ctx) {
+  const auto& z = ctx.sz;
+  const int cp = ctx.layout.cp();
+  const std::int64_t c = z.s / 2;
+  gather_kv(ctx, 2);
+  const double full_kv_bytes = static_cast<double>(z.b) * static_cast<double>(z.S) * z.g_t * (z.d_qk + z.d_v) * z.e;
+  const auto& groups = ctx.layout.groups(GroupKind::CP);
+  for (const auto& grp : groups)
+    for (int r = 0; r < cp; ++r) {
+      const int rank = grp[static_cast<std::size_t>(r)];
+      TaskId acc0 = kNone;
+      for (int step = 0; step < 2; ++step) {
+        const Stream st = step == 0 ? Stream::Main : Stream::Cp;
+        const AttentionShape a = shape(ctx, step, r, cp);
+        const TaskId t = ctx.add(rank, TaskKind::AttentionBackward, st, "attn_bwd", step,
+                                 2.0 * z.b * a.heads * (3.0 * z.d_qk + 2.0 * z.d_v) * a.pairs,
+                                 attention_hbm_bytes(z, Pass::Backward, a.q_len, a.kv_len, a.heads, a.kv_heads));
+        ctx.set_attention(t, a);
+        ctx.payload(t, PayloadOp::AttnBwd,
+                    {ctx.key(BufName::Q), ctx.key(BufName::FullKV, 2), ctx.key(BufName::FullKV, 3),
+                     ctx.key(BufName::Out), ctx.key(BufName::DOut), ctx.key(BufName::StepLse, step)},
+                    {ctx.key(BufName::BwdDq, step), ctx.key(BufName::BwdDkv, 2 * step),
+                     ctx.key(BufName::BwdDkv, 2 * step + 1)},
+                    {step * c, c, 0, a.kv_len, z.causal ? 1 : 0});
+        if (step == 1) ctx.wait(rank, st, acc0);
+        const TaskId acc = ctx.add(rank, TaskKind::Copy, st, "dkv_acc", step, 0, (step == 0 ? 2 : 3) * full_kv_bytes);
+        if (step == 0) {
+          ctx.payload(acc, PayloadOp::Add,
+                      {ctx.key(BufName::BwdDq, 0), ctx.key(BufName::BwdDkv, 0), ctx.key(BufName::BwdDkv, 1)},
+                      {ctx.key(BufName::Dq, 0), ctx.key(BufName::FullDkv, 0), ctx.key(BufName::FullDkv, 1)});
+          acc0 = acc;
+        } else {
+          ctx.payload(acc, PayloadOp::Add,
+                      {ctx.key(BufName::Dq, 0), ctx.key(BufName::BwdDq, 1), ctx.key(BufName::FullDkv, 0),
+                       ctx.key(BufName::BwdDkv, 2), ctx.key(BufName::FullDkv, 1), ctx.key(BufName::BwdDkv, 3)},
+                      {ctx.key(BufName::DQ), ctx.key(BufName::FullDkv, 2), ctx.key(BufName::FullDkv, 3)});
+        }
+      }
+      ctx.wait_stream(rank, Stream::Main, Stream::Cp);
+      const TaskId rk = ctx.add(rank, TaskKind::Copy, Stream::Main, "reord_dk", -1, 0,
+                                2 * full_kv_bytes * z.d_qk / (z.d_qk + z.d_v));
+      ctx.payload(rk, PayloadOp::NaturalToChunks, {ctx.key(BufName::FullDkv, 2)}, {ctx.key(BufName::Send, 6)},
+                  {cp, 0, z.d_qk});
+      const TaskId rv = ctx.add(rank, TaskKind::Copy, Stream::Main, "reord_dv", -1, 0,
+                                2 * full_kv_bytes * z.d_v / (z.d_qk + z.d_v));
+      ctx.payload(rv, PayloadOp::NaturalToChunks, {ctx.key(BufName::FullDkv, 3)}, {ctx.key(BufName::Send, 7)},
+                  {cp, 0, z.d_v});
+    }
+  const double Tk = static_cast<double>(z.b) * static_cast<double>(z.s) * z.g_t * z.d_qk * z.e;
+  const double Tv = static_cast<double>(z.b) * static_cast<double>(z.s) * z.g_t * z.d_v * z.e;
+  collective(ctx, {TaskKind::ReduceScatter, "reduce_scatter_dk", BufName::Send, 6, BufName::DK, 0, Tk});
+  collective(ctx, {TaskKind::ReduceScatter, "reduce_scatter_dv", BufName::Send, 7, BufName::DV, 0, Tv});
+}
+
+}  // namespace hcpsim::schedule

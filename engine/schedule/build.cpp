@@ -1,0 +1,100 @@
+// build_task_graph: per layer (its own cp_comm_type), forward of layers 0..L-1 in order, then
+// backward of layers L-1..0; one schedule builder per cp_comm_type. Layers chain through stream
+// order: the first task of a layer on a rank follows that rank's last main-stream task.
+#include <stdexcept>
+#include <string>
+
+#include "engine/schedule/a2a_p2p.h"
+#include "engine/schedule/a2a_ulysses.h"
+#include "engine/schedule/all_gather.h"
+#include "engine/schedule/build.h"
+#include "engine/schedule/layer_ops.h"
+#include "engine/schedule/schedule_context.h"
+
+namespace hcpsim {
+
+GraphOptions graph_options_from(const Scenario& s) {
+  GraphOptions o;
+  o.forward = s.simulation.forward;
+  o.backward = s.simulation.backward;
+  o.layers = s.simulation.layers;
+  o.whole_layer = s.model.ffn_hidden_size > 0;
+  return o;
+}
+
+namespace {
+
+void check_inputs(const Scenario& s, const RankLayout& layout, const GraphOptions& o) {
+  auto fail = [](const std::string& m) { throw std::invalid_argument("build_task_graph: " + m); };
+  if (o.layers < 1) fail("simulation.layers must be >= 1 (got " + std::to_string(o.layers) + ")");
+  if (!o.forward && !o.backward) fail("at least one of simulation.forward / simulation.backward must be true");
+  if (o.with_payloads && o.backward && !o.forward)
+    fail("payloads for the backward pass need the forward pass too (the backward reads saved tensors)");
+  if (s.cp() < 1) fail("model.context_parallel_size must be >= 1");
+  if (layout.world_size() != s.world_size() || layout.cp() != s.cp() || layout.tp() != s.tp())
+    fail("layout does not match the scenario (world/tp/cp)");
+  if (s.model.seq_length <= 0 || s.model.seq_length % (2 * s.cp()) != 0)
+    fail("model.seq_length (" + std::to_string(s.model.seq_length) + ") must be a positive multiple of 2*cp = " +
+         std::to_string(2 * s.cp()));
+  if (s.heads_per_tp_rank() < 1 || s.kv_heads_per_tp_rank() < 1 || s.head_dim() < 1)
+    fail("model needs num_attention_heads >= tp, num_query_groups >= 1 and a head dim >= 1");
+  if (s.train.micro_batch_size < 1) fail("train.micro_batch_size must be >= 1");
+}
+
+void build_attention(schedule::ScheduleContext& ctx, CpCommType type) {
+  const bool fwd = ctx.pass == Pass::Forward;
+  if (ctx.options.silent_disable_pitfall || ctx.layout.cp() == 1) {
+    fwd ? schedule::build_local_forward(ctx) : schedule::build_local_backward(ctx);
+    return;
+  }
+  switch (type) {
+    case CpCommType::P2P:
+      fwd ? schedule::build_p2p_forward(ctx) : schedule::build_p2p_backward(ctx);
+      break;
+    case CpCommType::A2A:
+      fwd ? schedule::build_a2a_forward(ctx, GroupKind::CP, Stream::NcclCp)
+          : schedule::build_a2a_backward(ctx, GroupKind::CP, Stream::NcclCp);
+      break;
+    case CpCommType::AllGather:
+      fwd ? schedule::build_all_gather_forward(ctx) : schedule::build_all_gather_backward(ctx);
+      break;
+    case CpCommType::A2AP2P:
+      fwd ? schedule::build_a2a_p2p_forward(ctx) : schedule::build_a2a_p2p_backward(ctx);
+      break;
+  }
+}
+
+void build_layer_pass(schedule::ScheduleContext& ctx, const Scenario& s, int layer, Pass pass) {
+  ctx.layer = layer;
+  ctx.pass = pass;
+  const int W = ctx.layout.world_size();
+  auto hook = [&](bool pre) {
+    std::vector<TaskId> frontier(static_cast<std::size_t>(W));
+    for (int r = 0; r < W; ++r) frontier[static_cast<std::size_t>(r)] = ctx.last(r, Stream::Main);
+    const auto next = pre ? add_pre_attention_ops(ctx.g, s, ctx.layout, layer, pass, frontier)
+                          : add_post_attention_ops(ctx.g, s, ctx.layout, layer, pass, frontier);
+    for (int r = 0; r < W && static_cast<std::size_t>(r) < next.size(); ++r)
+      if (next[static_cast<std::size_t>(r)] != kNone) ctx.set_last(r, Stream::Main, next[static_cast<std::size_t>(r)]);
+  };
+  if (ctx.options.whole_layer) hook(true);
+  build_attention(ctx, s.comm_type_for_layer(layer));
+  if (ctx.options.whole_layer) hook(false);
+}
+
+}  // namespace
+
+TaskGraph build_task_graph(const Scenario& s, const RankLayout& layout, const GraphOptions& options) {
+  check_inputs(s, layout, options);
+  TaskGraph g;
+  g.world_size = layout.world_size();
+  g.layers = options.layers;
+  g.scenario_name = s.name;
+  schedule::ScheduleContext ctx(g, s, layout, options);
+  if (options.forward)
+    for (int l = 0; l < options.layers; ++l) build_layer_pass(ctx, s, l, Pass::Forward);
+  if (options.backward)
+    for (int l = options.layers - 1; l >= 0; --l) build_layer_pass(ctx, s, l, Pass::Backward);
+  return g;
+}
+
+}  // namespace hcpsim

@@ -1,0 +1,272 @@
+// p2p ring (TE AttnFuncWithCPAndKVP2P), one ring of size R, ring rank r, half-chunk c.
+//
+//  Data: rank r holds Q, K, V of chunks [C_r | C_{2R-1-r}] (2c tokens). KV_0 = cat(K, V).
+//
+//  forward (sigma_i = main for even i, cp for odd i; SR on nccl:p2p, issued from sigma_i)
+//    main : kv_concat
+//    i=0  : sigma_0: [SR0: KV_0 -> r+1, KV_1 <- r-1] attn(diag)
+//    i=1  : sigma_1: wait SR0, [SR1] attn(section(1,r))   sigma_0: lse_merge(0)
+//    i=2  : sigma_0: wait SR1, [SR2] attn(section(2,r))   sigma_1: wait merge0, lse_merge(1)
+//    ...                                                  sigma_{R-1}: lse_merge(R-1)
+//    main : wait cp, out_corr  out = sum_k exp(lse_k - lse) out_k
+//
+//   causal block matrix seen by ring rank r (rows: its Q halves, columns: KV of ring rank j)
+//              j<r (lower)     j=r (diag)      j>r (upper)
+//    C_r       [ full      ]   [ causal  ]     [   -     ]
+//    C_{2R-1-r}[ full      ]   [ causal  ]     [ full  full ]   (lower: first KV half only)
+//
+//  backward (all on main; SR on nccl:p2p, direction reversed: send r-1, receive r+1)
+//    kv_init B0.KV = saved KV (of ring rank r+1)
+//    step i: wait C(i-1); C(i): send [KV_i | dKV_{i-1}] -> r-1, receive from r+1
+//            (KV only at i=0, dKV only at i=R-1); attn_bwd(bwd_section); dq_acc;
+//            wait C(i); dkv_add (travelling dKV of block j = r+i+1, one hop behind its KV)
+#include "engine/schedule/p2p_ring.h"
+
+#include <stdexcept>
+
+namespace hcpsim::schedule {
+
+MaskSection ring_forward_section(int i, int r, bool causal) {
+  if (!causal) return MaskSection::Full;
+  if (i == 0) return MaskSection::Diagonal;
+  return i <= r ? MaskSection::Lower : MaskSection::Upper;
+}
+
+MaskSection ring_backward_section(int i, int r, int R, bool causal) {
+  if (!causal) return MaskSection::Full;
+  if (i == R - 1) return MaskSection::Diagonal;
+  return i >= R - r - 1 ? MaskSection::Lower : MaskSection::Upper;
+}
+
+double ring_backward_message_bytes(int i, int R, double m_kv_bytes) {
+  if (i == 0 || i == R - 1) return m_kv_bytes;
+  return 2 * m_kv_bytes;
+}
+
+namespace {
+
+struct Tile {
+  std::int64_t q_off, q_len, kv_off, kv_len;
+  bool causal;
+};
+
+Tile tile_of(MaskSection m, std::int64_t c) {
+  switch (m) {
+    case MaskSection::Diagonal: return {0, 2 * c, 0, 2 * c, true};
+    case MaskSection::Lower: return {0, 2 * c, 0, c, false};
+    case MaskSection::Upper: return {c, c, 0, 2 * c, false};
+    default: return {0, 2 * c, 0, 2 * c, false};
+  }
+}
+
+Stream sigma(int i) { return i % 2 == 0 ? Stream::Main : Stream::Cp; }
+
+double kv_bytes(const ScheduleContext& ctx, const RingIO& io) {
+  const auto& z = ctx.sz;
+  return static_cast<double>(z.b) * static_cast<double>(2 * io.c) * io.kv_heads * (z.d_qk + z.d_v) * z.e;
+}
+
+AttentionShape shape_of(const ScheduleContext& ctx, const RingIO& io, MaskSection m, int source) {
+  const Tile t = tile_of(m, io.c);
+  AttentionShape a;
+  a.batch = ctx.sz.b;
+  a.q_len = t.q_len;
+  a.kv_len = t.kv_len;
+  a.heads = io.heads;
+  a.kv_heads = io.kv_heads;
+  a.head_dim_qk = ctx.sz.d_qk;
+  a.head_dim_v = ctx.sz.d_v;
+  a.section = m;
+  a.pairs = attention_pairs(m, t.q_len, t.kv_len);
+  a.kv_source = source;
+  return a;
+}
+
+double attn_flops(const ScheduleContext& ctx, const AttentionShape& a, Pass p) {
+  const auto& z = ctx.sz;
+  const double per_pair = p == Pass::Forward ? (z.d_qk + z.d_v) : (3.0 * z.d_qk + 2.0 * z.d_v);
+  return 2.0 * z.b * a.heads * per_pair * a.pairs;
+}
+
+std::vector<std::int64_t> tile_args(const Tile& t) {
+  return {t.q_off, t.q_len, t.kv_off, t.kv_len, t.causal ? 1 : 0};
+}
+
+void check_groups(const ScheduleContext& ctx, const RingIO& io) {
+  const auto& groups = ctx.layout.groups(io.group);
+  if (groups.empty())
+    throw std::invalid_argument(std::string("p2p ring: the layout has no ") + to_string(io.group) + " groups");
+  if (groups.front().size() < 2) throw std::invalid_argument("p2p ring: ring size must be at least 2");
+}
+
+}  // namespace
+
+void build_ring_forward(ScheduleContext& ctx, const RingIO& io) {
+  check_groups(ctx, io);
+  const auto& groups = ctx.layout.groups(io.group);
+  const int R = static_cast<int>(groups.front().size());
+  const bool causal = ctx.sz.causal;
+  const double m_kv = kv_bytes(ctx, io);
+  const auto& z = ctx.sz;
+  const double lse_bytes = static_cast<double>(z.b) * static_cast<double>(2 * io.c) * io.heads * 4.0;
+  const double out_bytes = static_cast<double>(z.b) * static_cast<double>(2 * io.c) * io.heads * z.d_v * z.e;
+  const std::size_t W = static_cast<std::size_t>(ctx.layout.world_size());
+  std::vector<TaskId> sr_prev(W, kNone), merge_prev(W, kNone);
+
+  for (const auto& grp : groups)
+    for (int r = 0; r < R; ++r) {
+      const int rank = grp[static_cast<std::size_t>(r)];
+      const TaskId t = ctx.add(rank, TaskKind::Copy, Stream::Main, "kv_concat", -1, 0, 2 * m_kv);
+      ctx.payload(t, PayloadOp::Concat, {ctx.key(io.k), ctx.key(io.v)}, {ctx.key(BufName::KV, 0)});
+    }
+
+  auto merge = [&](int rank, int k) {
+    ctx.wait(rank, sigma(k), merge_prev[static_cast<std::size_t>(rank)]);
+    const TaskId t = ctx.add(rank, TaskKind::LseMerge, sigma(k), "lse_merge", k, 0, 3 * lse_bytes);
+    std::vector<std::uint64_t> in;
+    if (k > 0) in.push_back(ctx.key(BufName::Lse, k - 1));
+    in.push_back(ctx.key(BufName::StepLse, k));
+    ctx.payload(t, PayloadOp::LseMerge, std::move(in), {ctx.key(BufName::Lse, k)});
+    merge_prev[static_cast<std::size_t>(rank)] = t;
+  };
+
+  for (int i = 0; i < R; ++i) {
+    const Stream st = sigma(i);
+    for (std::size_t gi = 0; gi < groups.size(); ++gi) {
+      const auto& grp = groups[gi];
+      CommOp op;
+      if (i < R - 1) {
+        op.kind = TaskKind::SendRecv;
+        op.group = io.group;
+        op.group_index = static_cast<int>(gi);
+        op.ranks.reserve(static_cast<std::size_t>(R));
+        op.tasks.reserve(static_cast<std::size_t>(R));
+        op.transfers.reserve(static_cast<std::size_t>(R));
+      }
+      for (int r = 0; r < R; ++r) {
+        const int rank = grp[static_cast<std::size_t>(r)];
+        const int next = grp[static_cast<std::size_t>((r + 1) % R)];
+        const int prev = grp[static_cast<std::size_t>((r - 1 + R) % R)];
+        ctx.wait(rank, st, sr_prev[static_cast<std::size_t>(rank)]);
+        if (i < R - 1) {
+          const TaskId sr = ctx.add_nccl(rank, TaskKind::SendRecv, Stream::NcclP2P, st, "send_recv_kv", i, m_kv);
+          ctx.payload(sr, PayloadOp::SendRecv, {ctx.key(BufName::KV, i)}, {ctx.key(BufName::KV, i + 1)},
+                      {next, prev});
+          op.ranks.push_back(rank);
+          op.tasks.push_back(sr);
+          op.transfers.push_back({rank, next, m_kv});
+          sr_prev[static_cast<std::size_t>(rank)] = sr;
+        }
+        const MaskSection m = ring_forward_section(i, r, causal);
+        const AttentionShape a = shape_of(ctx, io, m, ((r - i) % R + R) % R);
+        const TaskId at = ctx.add(rank, TaskKind::AttentionForward, st, "attn", i, attn_flops(ctx, a, Pass::Forward),
+                                  attention_hbm_bytes(z, Pass::Forward, a.q_len, a.kv_len, a.heads, a.kv_heads));
+        ctx.set_attention(at, a);
+        ctx.payload(at, PayloadOp::AttnFwd, {ctx.key(io.q), ctx.key(BufName::KV, i)},
+                    {ctx.key(BufName::StepOut, i), ctx.key(BufName::StepLse, i)}, tile_args(tile_of(m, io.c)));
+        if (i >= 1) merge(rank, i - 1);
+      }
+      if (i < R - 1) ctx.add_comm(std::move(op));
+    }
+  }
+  for (const auto& grp : groups)
+    for (int r = 0; r < R; ++r) {
+      const int rank = grp[static_cast<std::size_t>(r)];
+      merge(rank, R - 1);
+      ctx.wait_stream(rank, Stream::Main, Stream::Cp);
+      const TaskId t = ctx.add(rank, TaskKind::OutCorrection, Stream::Main, "out_corr", -1, 0,
+                               (R + 1) * out_bytes + (R + 1) * lse_bytes);
+      std::vector<std::uint64_t> in{ctx.key(BufName::Lse, R - 1)};
+      for (int k = 0; k < R; ++k) {
+        in.push_back(ctx.key(BufName::StepOut, k));
+        in.push_back(ctx.key(BufName::StepLse, k));
+      }
+      ctx.payload(t, PayloadOp::OutCorrection, std::move(in), {ctx.key(io.out)});
+    }
+}
+
+void build_ring_backward(ScheduleContext& ctx, const RingIO& io) {
+  check_groups(ctx, io);
+  const auto& groups = ctx.layout.groups(io.group);
+  const int R = static_cast<int>(groups.front().size());
+  const bool causal = ctx.sz.causal;
+  const double m_kv = kv_bytes(ctx, io);
+  const auto& z = ctx.sz;
+  const double dq_bytes = static_cast<double>(z.b) * static_cast<double>(2 * io.c) * io.heads * z.d_qk * z.e;
+  const std::size_t W = static_cast<std::size_t>(ctx.layout.world_size());
+  std::vector<TaskId> c_prev(W, kNone);
+
+  for (const auto& grp : groups)
+    for (int r = 0; r < R; ++r) {
+      const int rank = grp[static_cast<std::size_t>(r)];
+      const TaskId t = ctx.add(rank, TaskKind::Copy, Stream::Main, "kv_init", -1, 0, 2 * m_kv);
+      ctx.payload(t, PayloadOp::Add, {buffer_key(BufName::KV, ctx.layer, R - 1)}, {ctx.key(BufName::BwdKV, 0)});
+    }
+
+  for (int i = 0; i < R; ++i) {
+    const char* label = i == 0 ? "send_recv_kv" : (i == R - 1 ? "send_recv_dkv" : "send_recv_kv_dkv");
+    const double bytes = ring_backward_message_bytes(i, R, m_kv);
+    for (std::size_t gi = 0; gi < groups.size(); ++gi) {
+      const auto& grp = groups[gi];
+      CommOp op;
+      op.kind = TaskKind::SendRecv;
+      op.group = io.group;
+      op.group_index = static_cast<int>(gi);
+      for (int r = 0; r < R; ++r) {
+        const int rank = grp[static_cast<std::size_t>(r)];
+        const int next = grp[static_cast<std::size_t>((r + 1) % R)];
+        const int prev = grp[static_cast<std::size_t>((r - 1 + R) % R)];
+        ctx.wait(rank, Stream::Main, c_prev[static_cast<std::size_t>(rank)]);
+        const TaskId c = ctx.add_nccl(rank, TaskKind::SendRecv, Stream::NcclP2P, Stream::Main, label, i, bytes);
+        std::vector<std::uint64_t> in, out;
+        if (i < R - 1) {
+          in.push_back(ctx.key(BufName::BwdKV, i));
+          out.push_back(ctx.key(BufName::BwdKV, i + 1));
+        }
+        if (i >= 1) {
+          in.push_back(ctx.key(BufName::Dkv, i - 1));
+          out.push_back(ctx.key(BufName::RecvDkv, i));
+        }
+        ctx.payload(c, PayloadOp::SendRecv, std::move(in), std::move(out), {prev, next});
+        op.ranks.push_back(rank);
+        op.tasks.push_back(c);
+        op.transfers.push_back({rank, prev, bytes});
+        c_prev[static_cast<std::size_t>(rank)] = c;
+
+        const MaskSection m = ring_backward_section(i, r, R, causal);
+        const AttentionShape a = shape_of(ctx, io, m, (r + i + 1) % R);
+        const TaskId at = ctx.add(rank, TaskKind::AttentionBackward, Stream::Main, "attn_bwd", i,
+                                  attn_flops(ctx, a, Pass::Backward),
+                                  attention_hbm_bytes(z, Pass::Backward, a.q_len, a.kv_len, a.heads, a.kv_heads));
+        ctx.set_attention(at, a);
+        ctx.payload(at, PayloadOp::AttnBwd,
+                    {ctx.key(io.q), ctx.key(BufName::BwdKV, i), ctx.key(io.out), ctx.key(io.dout),
+                     ctx.key(BufName::Lse, R - 1)},
+                    {ctx.key(BufName::BwdDq, i), ctx.key(BufName::BwdDkv, i)}, tile_args(tile_of(m, io.c)));
+
+        const TaskId dq = ctx.add(rank, TaskKind::Copy, Stream::Main, "dq_acc", i, 0, i == 0 ? 2 * dq_bytes : 3 * dq_bytes);
+        const std::uint64_t dq_out = i == R - 1 ? ctx.key(io.dq) : ctx.key(BufName::Dq, i);
+        if (i == 0) ctx.payload(dq, PayloadOp::Add, {ctx.key(BufName::BwdDq, 0)}, {dq_out});
+        else ctx.payload(dq, PayloadOp::Add, {ctx.key(BufName::Dq, i - 1), ctx.key(BufName::BwdDq, i)}, {dq_out});
+
+        ctx.wait(rank, Stream::Main, c);
+        const TaskId add = ctx.add(rank, TaskKind::Copy, Stream::Main, "dkv_add", i, 0, i == 0 ? 2 * m_kv : 3 * m_kv);
+        if (i == 0) {
+          ctx.payload(add, PayloadOp::Add, {ctx.key(BufName::BwdDkv, 0)}, {ctx.key(BufName::Dkv, 0)});
+        } else if (i < R - 1) {
+          ctx.payload(add, PayloadOp::Add, {ctx.key(BufName::RecvDkv, i), ctx.key(BufName::BwdDkv, i)},
+                      {ctx.key(BufName::Dkv, i)});
+        } else if (io.split_dkv) {
+          ctx.payload(add, PayloadOp::Add, {ctx.key(BufName::RecvDkv, i), ctx.key(BufName::BwdDkv, i)},
+                      {ctx.key(io.dk), ctx.key(io.dv)}, {ctx.sz.d_qk});
+        } else {
+          ctx.payload(add, PayloadOp::Add, {ctx.key(BufName::RecvDkv, i), ctx.key(BufName::BwdDkv, i)},
+                      {ctx.key(io.dkv)});
+        }
+      }
+      ctx.add_comm(std::move(op));
+    }
+  }
+}
+
+}  // namespace hcpsim::schedule
