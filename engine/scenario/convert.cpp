@@ -62,6 +62,7 @@ void convert_model(const YAML::Node& m, YamlReader& r, Scenario& s) {
       bool ok = n.size() > 0;
       if (!ok) r.error(n, path, "cp_comm_type list is empty", {"give one entry per layer, or a single name"});
       for (std::size_t i = 0; i < n.size(); ++i) {
+        r.record_item(n[i], path + "[" + std::to_string(i) + "]");
         auto t = comm_type_of(n[i], path + "[" + std::to_string(i) + "]", r);
         if (t) list.push_back(*t);
         else ok = false;
@@ -81,6 +82,7 @@ void convert_model(const YAML::Node& m, YamlReader& r, Scenario& s) {
       std::vector<int> sizes;
       bool ok = true;
       for (std::size_t i = 0; i < n.size(); ++i) {
+        r.record_item(n[i], path + "[" + std::to_string(i) + "]");
         auto v = r.int_of(n[i], path + "[" + std::to_string(i) + "]", 1);
         if (v) sizes.push_back(static_cast<int>(*v));
         else ok = false;
@@ -108,6 +110,7 @@ void convert_simulation(const YAML::Node& m, YamlReader& r, Scenario& s) {
     bool fwd = false, bwd = false;
     for (std::size_t i = 0; i < n.size(); ++i) {
       const std::string ip = path + "[" + std::to_string(i) + "]";
+      r.record_item(n[i], ip);
       auto p = r.string_of(n[i], ip);
       if (!p) continue;
       bool& flag = *p == "forward" ? fwd : bwd;
