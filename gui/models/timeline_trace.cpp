@@ -193,6 +193,25 @@ TimelineTrace from_engine_trace(const Trace& tr) {
   return t;
 }
 
+void unify_lanes(TimelineTrace& a, TimelineTrace& b) {
+  std::vector<TimelineLane> lanes;
+  std::map<std::pair<int, std::string>, int> index;
+  for (const auto* t : {&a, &b})
+    for (const auto& l : t->lanes)
+      if (index.try_emplace({l.rank, l.stream}, static_cast<int>(lanes.size())).second) lanes.push_back(l);
+  for (auto* t : {&a, &b}) {
+    std::vector<TimelineEvent> evs = std::move(t->events);
+    for (auto& e : evs) {
+      const auto& l = t->lanes[static_cast<std::size_t>(e.lane)];
+      e.lane = index.at({l.rank, l.stream});
+    }
+    const double b0 = t->begin_s, b1 = t->end_s;
+    finish(*t, evs, lanes);
+    t->begin_s = std::min(t->begin_s, b0);
+    t->end_s = std::max(t->end_s, b1);
+  }
+}
+
 std::vector<std::size_t> critical_path(const TimelineTrace& t) {
   std::vector<std::size_t> path;
   if (t.events.empty()) return path;
@@ -233,6 +252,38 @@ std::vector<std::size_t> critical_path(const TimelineTrace& t) {
   }
   std::reverse(path.begin(), path.end());
   return path;
+}
+
+std::vector<MatchedTask> match_tasks(const TimelineTrace& predicted, const TimelineTrace& measured) {
+  // Key: task id when present, else (rank, name, n-th occurrence).
+  auto keys = [](const TimelineTrace& t) {
+    std::map<std::string, std::size_t> out;
+    std::map<std::string, int> seen;
+    for (std::size_t i = 0; i < t.events.size(); ++i) {
+      const auto& e = t.events[i];
+      std::string k = e.task >= 0 ? "#" + std::to_string(e.task)
+                                  : std::to_string(e.rank) + "|" + e.name;
+      if (e.task < 0) k += "|" + std::to_string(seen[k]++);
+      out.emplace(k, i);
+    }
+    return out;
+  };
+  const auto kp = keys(predicted), km = keys(measured);
+  std::vector<MatchedTask> out;
+  for (const auto& [k, ip] : kp) {
+    auto it = km.find(k);
+    if (it == km.end()) continue;
+    const auto& a = predicted.events[ip];
+    const auto& b = measured.events[it->second];
+    MatchedTask m;
+    m.task = a.task;
+    m.has_kind = a.has_kind;
+    m.kind = a.kind;
+    m.predicted_s = a.end_s - a.start_s;
+    m.measured_s = b.end_s - b.start_s;
+    out.push_back(m);
+  }
+  return out;
 }
 
 }  // namespace hcpsim::gui

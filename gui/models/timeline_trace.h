@@ -46,10 +46,24 @@ TimelineTrace load_chrome_trace(const std::string& path);
 // Converts an engine trace (e.g. from an in-process backend run).
 TimelineTrace from_engine_trace(const Trace& t);
 
+// Gives both traces the same lane list (union of their rank x stream lanes, sorted) so that an
+// overlay draws matching lanes on the same row. Event order stays (lane, start).
+void unify_lanes(TimelineTrace& a, TimelineTrace& b);
+
 // Indices of the events on an approximate critical path: start from the event that ends last and
 // repeatedly step to the latest-ending event that finished before it started, on the same rank or
 // on one of its peer ranks. Returned in time order. (Traces carry no dependency edges; this is the
 // usual trace-only reconstruction.)
 std::vector<std::size_t> critical_path(const TimelineTrace& t);
+
+// One task present in both traces (matched by task id, else by rank + name + occurrence).
+struct MatchedTask {
+  std::int64_t task = -1;
+  bool has_kind = false;
+  TaskKind kind = TaskKind::Copy;
+  double predicted_s = 0, measured_s = 0;   // durations
+};
+// Tasks of `predicted` matched in `measured`; unmatched events on either side are left out.
+std::vector<MatchedTask> match_tasks(const TimelineTrace& predicted, const TimelineTrace& measured);
 
 }  // namespace hcpsim::gui

@@ -1,0 +1,126 @@
+// hcpsim-gui: the interactive window, or `--screenshot VIEW OUT FILE [k=v...]` to render one view
+// offscreen (exit 0 ok, 1 bad input, 2 usage error).
+#include <QApplication>
+#include <QCommandLineParser>
+#include <QFileInfo>
+#include <cstdio>
+#include <cstdlib>
+#include <cstring>
+
+#include "engine/core/diagnostics.h"
+#include "engine/scenario/loader.h"
+#include "gui/app/main_window.h"
+#include "gui/views/screenshot.h"
+
+namespace {
+
+int usage(const QString& msg) {
+  std::fprintf(stderr, "hcpsim-gui: %s\n(run hcpsim-gui --help for usage)\n", qPrintable(msg));
+  return 2;
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  bool shot = false;
+  for (int i = 1; i < argc; ++i) shot = shot || std::strcmp(argv[i], "--screenshot") == 0;
+  if (shot && !std::getenv("QT_QPA_PLATFORM") && !std::getenv("DISPLAY")) setenv("QT_QPA_PLATFORM", "offscreen", 1);
+  QApplication app(argc, argv);
+  QApplication::setApplicationName("hcpsim-gui");
+  QCommandLineParser cli;
+  cli.setApplicationDescription(
+      "hcpsim GUI: scenario editor, layout, ring-step, timeline and chart views.\n\n"
+      "Examples:\n"
+      "  hcpsim-gui scenarios/llama3-70b-128k-dgx-h100-hcp.yaml\n"
+      "  hcpsim-gui --screenshot layout layout.png scenarios/llama3-70b-128k-dgx-h100-hcp.yaml --color-by ring\n"
+      "  hcpsim-gui --screenshot ring ring.png scenarios/x.yaml model.context_parallel_size=4 --step 1\n"
+      "  hcpsim-gui --screenshot timeline tl.png scenarios/x.yaml            (analytic backend, in-process)\n"
+      "  hcpsim-gui --screenshot timeline tl.svg --trace pred.json --measured meas.json\n"
+      "  hcpsim-gui --screenshot chart chart.png --csv sweep.csv --x cp --y step_s --series cp_comm_type");
+  cli.addHelpOption();
+  cli.addOption({"screenshot", "Render VIEW (layout, ring, timeline, chart) offscreen to OUT (.png/.svg) and exit.", "VIEW"});
+  cli.addOption({"trace", "Predicted trace (Chrome JSON).", "FILE"});
+  cli.addOption({"measured", "Measured trace to overlay / compare.", "FILE"});
+  cli.addOption({"csv", "Sweep table for the chart.", "FILE"});
+  cli.addOption({"x", "Chart x column.", "NAME"});
+  cli.addOption({"y", "Chart y column.", "NAME"});
+  cli.addOption({"series", "Chart series column.", "NAME"});
+  cli.addOption({"color-by", "Layout colouring: tp, cp, dp, pp, a2a, ring.", "KIND", "cp"});
+  cli.addOption({"select", "Layout: highlight the groups of this rank.", "RANK"});
+  cli.addOption({"step", "Ring view: step to show (default: last).", "N"});
+  cli.addOption({"size", "Screenshot size WxH in pixels.", "WxH", "1200x800"});
+  cli.addPositionalArgument("args", "[OUT] [FILE] [key.path=value ...]");
+  if (!cli.parse(QApplication::arguments())) return usage(cli.errorText());
+  if (cli.isSet("help")) {
+    std::printf("%s", qPrintable(cli.helpText()));
+    return 0;
+  }
+  QStringList pos = cli.positionalArguments();
+  QString out;
+  if (cli.isSet("screenshot")) {
+    if (pos.isEmpty()) return usage("--screenshot VIEW needs OUT.png (or .svg)");
+    out = pos.takeFirst();
+  }
+  QString file;
+  QStringList overrides;
+  for (const QString& a : pos) {
+    if (a.contains('=') && !QFileInfo::exists(a)) overrides << a;
+    else if (file.isEmpty()) file = a;
+    else return usage("unexpected argument '" + a + "' (one FILE, then key.path=value overrides)");
+  }
+
+  if (!cli.isSet("screenshot")) {
+    hcpsim::gui::MainWindow w;
+    if (!file.isEmpty()) w.open_path(file, overrides);
+    if (!cli.value("trace").isEmpty()) w.open_trace(cli.value("trace"), false);
+    if (!cli.value("measured").isEmpty()) w.open_trace(cli.value("measured"), true);
+    if (!cli.value("csv").isEmpty()) w.open_csv(cli.value("csv"));
+    w.show();
+    return QApplication::exec();
+  }
+
+  hcpsim::gui::ScreenshotRequest r;
+  r.view = cli.value("screenshot");
+  r.out = out;
+  r.trace = cli.value("trace");
+  r.measured = cli.value("measured");
+  r.csv = cli.value("csv");
+  r.x = cli.value("x");
+  r.y = cli.value("y");
+  r.series = cli.value("series");
+  r.color_by = cli.value("color-by");
+  bool ok = true;
+  if (cli.isSet("select")) {
+    r.select_rank = cli.value("select").toInt(&ok);
+    if (!ok || r.select_rank < 0) return usage("--select needs a rank >= 0");
+  }
+  if (cli.isSet("step")) {
+    r.step = cli.value("step").toInt(&ok);
+    if (!ok || r.step < 0) return usage("--step needs a step >= 0");
+  }
+  const QStringList wh = cli.value("size").split('x');
+  if (wh.size() != 2 || wh[0].toInt() < 100 || wh[1].toInt() < 100) return usage("--size needs WxH, both >= 100");
+  r.size = QSize(wh[0].toInt(), wh[1].toInt());
+
+  std::unique_ptr<hcpsim::Scenario> scenario;
+  if (!file.isEmpty()) {
+    try {
+      hcpsim::LoadOptions lo;
+      for (const QString& o : overrides) lo.overrides.push_back(o.toStdString());
+      scenario = std::make_unique<hcpsim::Scenario>(hcpsim::load_scenario_file(file.toStdString(), lo));
+    } catch (const hcpsim::ScenarioError& e) {
+      std::fprintf(stderr, "%s", hcpsim::format_diagnostics(e.diagnostics(), e.file()).c_str());
+      return 1;
+    } catch (const std::exception& e) {
+      std::fprintf(stderr, "hcpsim-gui: %s\n", e.what());
+      return 1;
+    }
+  }
+  QString err;
+  if (!hcpsim::gui::render_screenshot(r, scenario.get(), &err)) {
+    std::fprintf(stderr, "hcpsim-gui: %s\n", qPrintable(err));
+    return 1;
+  }
+  std::printf("wrote %s\n", qPrintable(r.out));
+  return 0;
+}

@@ -1,0 +1,251 @@
+#include "gui/app/main_window.h"
+
+#include <QCheckBox>
+#include <QComboBox>
+#include <QDir>
+#include <QDragEnterEvent>
+#include <QFile>
+#include <QFileDialog>
+#include <QFileInfo>
+#include <QHBoxLayout>
+#include <QHeaderView>
+#include <QJsonDocument>
+#include <QJsonObject>
+#include <QMenuBar>
+#include <QMessageBox>
+#include <QMimeData>
+#include <QSplitter>
+#include <QStatusBar>
+#include <QTableView>
+#include <QTabWidget>
+#include <QTemporaryDir>
+#include <QVBoxLayout>
+
+#include "engine/layout/rank_layout.h"
+#include "gui/app/run_panel.h"
+#include "gui/app/scenario_editor.h"
+#include "gui/models/csv_table.h"
+#include "gui/models/rank_table_model.h"
+#include "gui/views/chart_view.h"
+#include "gui/views/export.h"
+#include "gui/views/layout_view.h"
+#include "gui/views/ring_step_view.h"
+#include "gui/views/timeline_view.h"
+
+namespace hcpsim::gui {
+
+MainWindow::MainWindow(QWidget* parent) : QMainWindow(parent) {
+  setWindowTitle(tr("hcpsim"));
+  setAcceptDrops(true);
+  tabs_ = new QTabWidget(this);
+  editor_ = new ScenarioEditor(tabs_);
+  tabs_->addTab(editor_, tr("Scenario"));
+
+  auto* layout_host = new QWidget(tabs_);
+  auto* lv = new QVBoxLayout(layout_host);
+  auto* bar = new QHBoxLayout;
+  color_by_ = new QComboBox(layout_host);
+  for (int i = 0; i < kColorByCount; ++i) color_by_->addItem(QString::fromLatin1(to_string(static_cast<ColorBy>(i))));
+  color_by_->setCurrentText("cp");
+  auto* rings = new QCheckBox(tr("ring arrows"), layout_host);
+  rings->setChecked(true);
+  bar->addWidget(new QLabel(tr("colour by"), layout_host));
+  bar->addWidget(color_by_);
+  bar->addWidget(rings);
+  bar->addStretch(1);
+  lv->addLayout(bar);
+  auto* split = new QSplitter(layout_host);
+  layout_ = new LayoutView(split);
+  rank_model_ = new RankTableModel(this);
+  rank_table_ = new QTableView(split);
+  rank_table_->setModel(rank_model_);
+  rank_table_->setSelectionBehavior(QAbstractItemView::SelectRows);
+  rank_table_->horizontalHeader()->setSectionResizeMode(QHeaderView::ResizeToContents);
+  split->setStretchFactor(0, 3);
+  lv->addWidget(split, 1);
+  tabs_->addTab(layout_host, tr("Layout"));
+  connect(color_by_, &QComboBox::currentTextChanged, this, [this](const QString& s) {
+    ColorBy c;
+    if (parse_color_by(s, c)) layout_->set_color_by(c);
+  });
+  connect(rings, &QCheckBox::toggled, layout_, &LayoutView::set_show_rings);
+  connect(layout_, &LayoutView::rank_selected, this, [this](int r) {
+    if (r >= 0) rank_table_->selectRow(r);
+  });
+  connect(rank_table_, &QTableView::clicked, this, [this](const QModelIndex& i) { layout_->select_rank(i.row()); });
+
+  ring_ = new RingStepPanel(tabs_);
+  tabs_->addTab(ring_, tr("Ring steps"));
+  timeline_ = new TimelineView(tabs_);
+  tabs_->addTab(timeline_, tr("Timeline"));
+  chart_ = new ChartView(tabs_);
+  tabs_->addTab(chart_, tr("Charts"));
+  runs_ = new RunPanel(tabs_);
+  tabs_->addTab(runs_, tr("Runs"));
+  setCentralWidget(tabs_);
+  build_menus();
+
+  connect(editor_, &ScenarioEditor::scenario_changed, this, &MainWindow::on_scenario);
+  connect(editor_, &ScenarioEditor::diagnostics_changed, this, [this](int e, int w) {
+    statusBar()->showMessage(e ? tr("%1 error(s), %2 warning(s)").arg(e).arg(w) : tr("valid, %1 warning(s)").arg(w));
+  });
+  connect(runs_, &RunPanel::finished, this, [this](int code, const QString& out, const QString& trace) {
+    if (code != 0) return;
+    if (!trace.isEmpty() && QFileInfo::exists(trace)) {
+      open_trace(trace, false);
+      tabs_->setCurrentWidget(timeline_);
+    }
+    // A sweep that printed CSV goes to the chart.
+    if (out.startsWith("cp,") || out.contains(",step_s") || out.contains(",attention")) {
+      try {
+        const CsvTable t = parse_csv(out, "hcpsim sweep");
+        chart_->show_sweep(t, guess_chart_columns(t), tr("sweep"));
+        tabs_->setCurrentWidget(chart_);
+      } catch (const std::exception&) {
+      }
+    }
+  });
+  resize(1280, 820);
+}
+
+void MainWindow::build_menus() {
+  QMenu* file = menuBar()->addMenu(tr("&File"));
+  file->addAction(tr("Open &scenario…"), QKeySequence::Open, this, [this] {
+    const QString p = QFileDialog::getOpenFileName(this, tr("Open scenario"), {}, tr("Scenarios (*.yaml *.yml)"));
+    if (!p.isEmpty()) open_path(p);
+  });
+  file->addAction(tr("&Save scenario"), QKeySequence::Save, this, [this] {
+    QString p = editor_->path();
+    if (p.isEmpty()) p = QFileDialog::getSaveFileName(this, tr("Save scenario"), {}, tr("Scenarios (*.yaml)"));
+    if (p.isEmpty()) return;
+    QFile f(p);
+    if (f.open(QIODevice::WriteOnly | QIODevice::Text)) f.write(editor_->yaml().toUtf8());
+    else statusBar()->showMessage(tr("%1: cannot write").arg(p));
+  });
+  file->addAction(tr("Open &trace…"), this, [this] {
+    const QString p = QFileDialog::getOpenFileName(this, tr("Open predicted trace"), {}, tr("Chrome traces (*.json)"));
+    if (!p.isEmpty()) open_trace(p, false);
+  });
+  file->addAction(tr("Open &measured trace (overlay)…"), this, [this] {
+    const QString p = QFileDialog::getOpenFileName(this, tr("Open measured trace"), {}, tr("Chrome traces (*.json)"));
+    if (!p.isEmpty()) open_trace(p, true);
+  });
+  file->addAction(tr("Open sweep &CSV…"), this, [this] {
+    const QString p = QFileDialog::getOpenFileName(this, tr("Open sweep table"), {}, tr("CSV (*.csv)"));
+    if (!p.isEmpty()) open_csv(p);
+  });
+  file->addSeparator();
+  file->addAction(tr("&Export view (PNG/SVG)…"), this, [this] {
+    const QString p = QFileDialog::getSaveFileName(this, tr("Export view"), {}, tr("PNG (*.png);;SVG (*.svg)"));
+    QString err;
+    if (!p.isEmpty() && !export_current(p, &err)) statusBar()->showMessage(err);
+  });
+  file->addSeparator();
+  file->addAction(tr("&Quit"), QKeySequence::Quit, this, &QWidget::close);
+  QMenu* run = menuBar()->addMenu(tr("&Run"));
+  run->addAction(tr("&Simulate current scenario"), this, &MainWindow::run_simulate);
+  run->addAction(tr("S&weep…"), this, &MainWindow::run_sweep);
+  run->addAction(tr("&Cancel"), runs_, &RunPanel::cancel);
+}
+
+bool MainWindow::open_path(const QString& path, const QStringList& overrides) {
+  const QString suffix = QFileInfo(path).suffix().toLower();
+  if (suffix == "json") return open_trace(path, false);
+  if (suffix == "csv") return open_csv(path);
+  QFile f(path);
+  if (!f.open(QIODevice::ReadOnly | QIODevice::Text)) {
+    statusBar()->showMessage(tr("%1: cannot open").arg(path));
+    return false;
+  }
+  editor_->set_yaml(QString::fromUtf8(f.readAll()), path);
+  for (const QString& o : overrides) {
+    const int eq = o.indexOf('=');
+    if (eq > 0) editor_->set_field(o.left(eq), o.mid(eq + 1));
+  }
+  setWindowTitle(tr("hcpsim — %1").arg(QFileInfo(path).fileName()));
+  return true;
+}
+
+bool MainWindow::open_trace(const QString& path, bool measured) {
+  try {
+    TimelineTrace t = load_chrome_trace(path.toStdString());
+    (measured ? measured_ : predicted_) = std::move(t);
+  } catch (const std::exception& e) {
+    statusBar()->showMessage(QString::fromUtf8(e.what()));
+    return false;
+  }
+  if (predicted_) timeline_->set_traces(*predicted_, measured_);
+  else if (measured_) timeline_->set_traces(*measured_);
+  if (predicted_ && measured_) chart_->show_predicted_vs_measured(*predicted_, *measured_);
+  tabs_->setCurrentWidget(timeline_);
+  return true;
+}
+
+bool MainWindow::open_csv(const QString& path) {
+  try {
+    const CsvTable t = load_csv(path);
+    const ChartColumns c = guess_chart_columns(t);
+    if (chart_->show_sweep(t, c, QFileInfo(path).fileName()) == 0) {
+      statusBar()->showMessage(tr("%1: no numeric x/y columns").arg(path));
+      return false;
+    }
+  } catch (const std::exception& e) {
+    statusBar()->showMessage(QString::fromUtf8(e.what()));
+    return false;
+  }
+  tabs_->setCurrentWidget(chart_);
+  return true;
+}
+
+void MainWindow::on_scenario(std::shared_ptr<const Scenario> s) {
+  scenario_ = std::move(s);
+  try {
+    auto layout = std::make_shared<const RankLayout>(RankLayout::from_scenario(*scenario_));
+    layout_->set_layout(layout);
+    rank_model_->set_layout(layout);
+    if (scenario_->cp() > 1) ring_->set_params(RingStepModel::params_from(*scenario_));
+  } catch (const std::exception& e) {
+    statusBar()->showMessage(QString::fromUtf8(e.what()));
+  }
+}
+
+QWidget* MainWindow::current_view() const {
+  QWidget* w = tabs_->currentWidget();
+  if (w == ring_) return ring_->view();
+  if (w && w->isAncestorOf(layout_)) return layout_;
+  return w;
+}
+
+bool MainWindow::export_current(const QString& path, QString* error) { return export_widget(current_view(), path, error); }
+
+void MainWindow::run_simulate() {
+  // The editor's text (unsaved edits included) goes to a temporary file.
+  static QTemporaryDir dir;
+  const QString scen = dir.filePath("scenario.yaml");
+  QFile f(scen);
+  if (!f.open(QIODevice::WriteOnly | QIODevice::Text)) return;
+  f.write(editor_->yaml().toUtf8());
+  f.close();
+  runs_->prepare_simulate(scen, dir.filePath("trace.json"));
+  tabs_->setCurrentWidget(runs_);
+  runs_->start();
+}
+
+void MainWindow::run_sweep() {
+  const QString p = QFileDialog::getOpenFileName(this, tr("Sweep file"), {}, tr("Sweeps (*.yaml *.yml)"));
+  if (p.isEmpty()) return;
+  runs_->prepare_sweep(p);
+  tabs_->setCurrentWidget(runs_);
+  runs_->start();
+}
+
+void MainWindow::dragEnterEvent(QDragEnterEvent* e) {
+  if (e->mimeData()->hasUrls()) e->acceptProposedAction();
+}
+
+void MainWindow::dropEvent(QDropEvent* e) {
+  for (const QUrl& u : e->mimeData()->urls())
+    if (u.isLocalFile()) open_path(u.toLocalFile());
+}
+
+}  // namespace hcpsim::gui

@@ -1,0 +1,63 @@
+#pragma once
+// The hcpsim-gui main window: tabs for the scenario editor, layout, ring steps, timeline, charts and
+// runs; File menu (open scenario / trace / measured trace / CSV, export the current view), drag and drop.
+#include <QMainWindow>
+#include <memory>
+#include <optional>
+
+#include "engine/scenario/scenario.h"
+#include "gui/models/timeline_trace.h"
+
+class QTabWidget;
+class QComboBox;
+class QTableView;
+
+namespace hcpsim::gui {
+
+class ChartView;
+class LayoutView;
+class RankTableModel;
+class RingStepPanel;
+class RunPanel;
+class ScenarioEditor;
+class TimelineView;
+
+class MainWindow : public QMainWindow {
+  Q_OBJECT
+ public:
+  explicit MainWindow(QWidget* parent = nullptr);
+  // Opens a file by its suffix: .yaml/.yml scenario, .json trace, .csv sweep table. Overrides apply to
+  // scenarios (k=v, as on the command line). Returns false and shows the reason in the status bar.
+  bool open_path(const QString& path, const QStringList& overrides = {});
+  bool open_trace(const QString& path, bool measured);
+  bool open_csv(const QString& path);
+  // Exports the current tab's view to .png or .svg.
+  bool export_current(const QString& path, QString* error = nullptr);
+  ScenarioEditor* editor() const { return editor_; }
+
+ protected:
+  void dragEnterEvent(QDragEnterEvent* e) override;
+  void dropEvent(QDropEvent* e) override;
+
+ private:
+  void build_menus();
+  void on_scenario(std::shared_ptr<const Scenario> s);
+  void run_simulate();
+  void run_sweep();
+  QWidget* current_view() const;
+
+  QTabWidget* tabs_;
+  ScenarioEditor* editor_;
+  LayoutView* layout_;
+  QComboBox* color_by_;
+  RankTableModel* rank_model_;
+  QTableView* rank_table_;
+  RingStepPanel* ring_;
+  TimelineView* timeline_;
+  ChartView* chart_;
+  RunPanel* runs_;
+  std::shared_ptr<const Scenario> scenario_;
+  std::optional<TimelineTrace> predicted_, measured_;
+};
+
+}  // namespace hcpsim::gui

@@ -1,0 +1,55 @@
+#pragma once
+// Ring-step view (teaching): for one CP group, which chunks each rank holds at the chosen step, and
+// the causal block matrix coloured by the ring position and step that computes each block. Blocks of
+// later steps are drawn faded, so moving the step slider fills the matrix; the footer states whether
+// every needed block is computed exactly once and how many blocks each position computes.
+#include <QWidget>
+#include <memory>
+
+#include "gui/models/ring_steps.h"
+
+class QSlider;
+class QLabel;
+
+namespace hcpsim::gui {
+
+class RingStepView : public QWidget {
+  Q_OBJECT
+ public:
+  explicit RingStepView(QWidget* parent = nullptr);
+  // Throws std::invalid_argument (from RingStepModel) on impossible sizes.
+  void set_params(const RingStepParams& p);
+  const RingStepModel* model() const { return model_.get(); }
+  int step() const { return step_; }
+  // 0 <= step < steps(); clamped.
+  void set_step(int step);
+  QSize sizeHint() const override { return {1100, 640}; }
+  // Matrix cell rectangle of block (q, k) in widget coordinates (for tests and hit-testing).
+  QRectF block_rect(int q, int k) const;
+
+ signals:
+  void step_changed(int step);
+
+ protected:
+  void paintEvent(QPaintEvent*) override;
+
+ private:
+  std::unique_ptr<RingStepModel> model_;
+  int step_ = 0;
+};
+
+// The view with a step slider above it.
+class RingStepPanel : public QWidget {
+  Q_OBJECT
+ public:
+  explicit RingStepPanel(QWidget* parent = nullptr);
+  RingStepView* view() const { return view_; }
+  void set_params(const RingStepParams& p);
+
+ private:
+  RingStepView* view_;
+  QSlider* slider_;
+  QLabel* label_;
+};
+
+}  // namespace hcpsim::gui

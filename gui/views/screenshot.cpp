@@ -1,0 +1,103 @@
+#include "gui/views/screenshot.h"
+
+#include <QApplication>
+#include <stdexcept>
+
+#include "gui/models/analytic_run.h"
+#include "gui/models/csv_table.h"
+#include "gui/models/timeline_trace.h"
+#include "gui/views/chart_view.h"
+#include "gui/views/export.h"
+#include "gui/views/layout_view.h"
+#include "gui/views/ring_step_view.h"
+#include "gui/views/timeline_view.h"
+
+namespace hcpsim::gui {
+namespace {
+
+bool finish(QWidget& w, const ScreenshotRequest& r, QString* error) {
+  w.setAttribute(Qt::WA_DontShowOnScreen);
+  w.resize(r.size);
+  w.show();
+  QApplication::processEvents();
+  if (auto* lv = qobject_cast<LayoutView*>(&w)) lv->fit();
+  QApplication::processEvents();
+  const bool ok = export_widget(&w, r.out, error);
+  w.hide();
+  return ok;
+}
+
+bool fail(QString* error, const QString& msg) {
+  if (error) *error = msg;
+  return false;
+}
+
+}  // namespace
+
+QString screenshot_views() { return QStringLiteral("layout, ring, timeline, chart"); }
+
+bool render_screenshot(const ScreenshotRequest& r, const Scenario* s, QString* error) {
+  try {
+    if (r.view == "layout") {
+      if (!s) return fail(error, "layout: needs a scenario FILE");
+      ColorBy c;
+      if (!parse_color_by(r.color_by, c))
+        return fail(error, "--color-by '" + r.color_by + "' is not one of tp, cp, dp, pp, a2a, ring");
+      LayoutView v;
+      v.set_layout(std::make_shared<const RankLayout>(RankLayout::from_scenario(*s)));
+      v.set_color_by(c);
+      if (r.select_rank >= 0) {
+        if (r.select_rank >= s->world_size())
+          return fail(error, QStringLiteral("--select %1: the scenario has ranks 0..%2").arg(r.select_rank).arg(s->world_size() - 1));
+        v.select_rank(r.select_rank);
+      }
+      return finish(v, r, error);
+    }
+    if (r.view == "ring") {
+      if (!s) return fail(error, "ring: needs a scenario FILE");
+      if (s->cp() < 2) return fail(error, "ring: model.context_parallel_size is 1; there is no CP group to show");
+      RingStepView v;
+      v.set_params(RingStepModel::params_from(*s));
+      v.set_step(r.step < 0 ? v.model()->steps() - 1 : r.step);
+      if (r.step >= v.model()->steps())
+        return fail(error, QStringLiteral("--step %1: this schedule has steps 0..%2").arg(r.step).arg(v.model()->steps() - 1));
+      return finish(v, r, error);
+    }
+    if (r.view == "timeline") {
+      if (r.trace.isEmpty() && !s) return fail(error, "timeline: needs a scenario FILE or --trace FILE");
+      TimelineView v;
+      std::optional<TimelineTrace> meas;
+      if (!r.measured.isEmpty()) meas = load_chrome_trace(r.measured.toStdString());
+      // Without --trace: the analytic backend, in-process.
+      TimelineTrace pred = r.trace.isEmpty() ? from_engine_trace(run_analytic(*s)) : load_chrome_trace(r.trace.toStdString());
+      v.set_traces(std::move(pred), std::move(meas));
+      return finish(v, r, error);
+    }
+    if (r.view == "chart") {
+      ChartView v;
+      if (!r.csv.isEmpty()) {
+        const CsvTable t = load_csv(r.csv);
+        const ChartColumns c = guess_chart_columns(t, r.x, r.y, r.series);
+        if (c.x < 0 || c.y < 0) return fail(error, r.csv + ": no numeric x/y columns found (use --x/--y)");
+        const QString title = (s ? QString::fromStdString(s->name) + ": " : QString()) + t.header[c.y] + " vs " + t.header[c.x];
+        if (v.show_sweep(t, c, title) == 0) return fail(error, r.csv + ": no rows with numeric x and y");
+      } else if (!r.trace.isEmpty() && !r.measured.isEmpty()) {
+        if (v.show_predicted_vs_measured(load_chrome_trace(r.trace.toStdString()), load_chrome_trace(r.measured.toStdString())) == 0)
+          return fail(error, "chart: no task of " + r.trace + " was found in " + r.measured);
+      } else if (s) {
+        const CsvTable t = builtin_cp_sweep(*s);
+        const QString title = QString::fromStdString(s->name) + ": attention fwd+bwd of one layer vs cp (analytic)";
+        if (v.show_sweep(t, guess_chart_columns(t, "cp", "attention_s", "cp_comm_type"), title) == 0)
+          return fail(error, "chart: no cp > 1 fits this scenario (world / (tp*pp) and seq_length / 2)");
+      } else {
+        return fail(error, "chart: needs a scenario FILE, --csv FILE, or --trace PRED.json --measured MEAS.json");
+      }
+      return finish(v, r, error);
+    }
+  } catch (const std::exception& e) {
+    return fail(error, QString::fromUtf8(e.what()));
+  }
+  return fail(error, "unknown view '" + r.view + "' (valid: " + screenshot_views() + ")");
+}
+
+}  // namespace hcpsim::gui
