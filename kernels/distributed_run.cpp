@@ -110,21 +110,21 @@ Trace run_distributed(const TaskGraph& g, const RankLayout& layout, const Distri
   const int local = env_int("OMPI_COMM_WORLD_LOCAL_RANK", env_int("SLURM_LOCALID", rank % std::max(devices, 1)));
   check_cuda(cudaSetDevice(local % devices), (who + ": cudaSetDevice").c_str());
 
-  const auto setup_deadline = Clock::now() + std::chrono::duration<double>(o.timeout_s);
+  const auto setup_deadline = Clock::now() + std::chrono::duration_cast<Clock::duration>(std::chrono::duration<double>(o.timeout_s));
   Comms comms;
   comms.rank = rank;
   try {
-    ncclUniqueId id;
+    ncclUniqueId unique_id;
     if (rank == 0) {
-      const ncclResult_t r = ncclGetUniqueId(&id);
-      if (r != ncclSuccess) throw RankError(who + ": ncclGetUniqueId: " + ncclGetErrorString(r));
+      const ncclResult_t ur = ncclGetUniqueId(&unique_id);
+      if (ur != ncclSuccess) throw RankError(who + ": ncclGetUniqueId: " + ncclGetErrorString(ur));
     }
-    MPI_Bcast(&id, sizeof id, MPI_BYTE, 0, MPI_COMM_WORLD);
+    MPI_Bcast(&unique_id, sizeof unique_id, MPI_BYTE, 0, MPI_COMM_WORLD);
     ncclConfig_t cfg = nonblocking_config();
     ncclComm_t world = nullptr;
-    const ncclResult_t r = ncclCommInitRankConfig(&world, size, id, rank, &cfg);
+    const ncclResult_t init_r = ncclCommInitRankConfig(&world, size, unique_id, rank, &cfg);
     comms.world = world;
-    nccl_wait(world, r, "ncclCommInitRankConfig (world)", rank, setup_deadline);
+    nccl_wait(world, init_r, "ncclCommInitRankConfig (world)", rank, setup_deadline);
     // One split per group kind used by a collective; every rank is in exactly one group of a kind.
     std::set<int> kinds;
     for (const CommOp& op : g.comms()) {
@@ -181,7 +181,7 @@ Trace run_distributed(const TaskGraph& g, const RankLayout& layout, const Distri
     for (int pass = 0; pass <= o.warmup; ++pass) {
       const bool timed = pass == o.warmup;
       MPI_Barrier(MPI_COMM_WORLD);
-      const auto deadline = Clock::now() + std::chrono::duration<double>(o.timeout_s);
+      const auto deadline = Clock::now() + std::chrono::duration_cast<Clock::duration>(std::chrono::duration<double>(o.timeout_s));
       check_cuda(cudaEventRecord(t0, streams[0]), "cudaEventRecord");
       for (cudaStream_t s : streams) check_cuda(cudaStreamWaitEvent(s, t0, 0), "cudaStreamWaitEvent");
       for (TaskId id : mine) {
