@@ -1,17 +1,72 @@
-// hcpsim calibrate — not implemented yet (placeholder until its issue lands).
+// hcpsim calibrate [FILE [k=v...]] [--out calib.yaml]: measure this machine's GPUs for the cost model.
 #include <CLI/CLI.hpp>
 #include <iostream>
+#include <memory>
+#include <string>
+#include <vector>
 
 #include "cli/commands.h"
+#ifdef HCPSIM_HAVE_CUDA
+#include "kernels/calibrate.h"
+#endif
 
 namespace hcpsim::cli {
+namespace {
+
+struct CalibrateArgs {
+  std::vector<std::string> positional;   // [FILE [k=v...]]
+  std::string out;
+  bool quick = false;
+  int iterations = 5;
+};
+
+}  // namespace
 
 void add_calibrate_command(CLI::App& app, CliContext& ctx) {
-  auto* cmd = app.add_subcommand("calibrate", "(not implemented yet)");
-  cmd->allow_extras();
-  cmd->callback([&ctx]() {
-    std::cerr << "hcpsim calibrate: not implemented yet\n";
+  auto args = std::make_shared<CalibrateArgs>();
+  auto* cmd = app.add_subcommand("calibrate", "Measure attention kernels, copies and NCCL on this machine's GPUs "
+                                              "and write a calibration file for the cost model");
+  cmd->add_option("scenario", args->positional,
+                   "Optional scenario YAML [k=v...]: its GPU peak and link bandwidth are the nominal values, "
+                   "and its attention shapes are measured too");
+  cmd->add_option("--out,-o", args->out, "Write the calibration YAML here (default: print it)");
+  cmd->add_flag("--quick", args->quick, "Fewer shapes and message sizes");
+  cmd->add_option("--iterations", args->iterations, "Timed runs per point (median)")
+      ->check(CLI::Range(1, 1000))
+      ->capture_default_str();
+  cmd->footer(
+      "Attention efficiency = FLOPs (spec 3.7, exact causal pairs) / time / nominal bf16 peak;\n"
+      "link efficiency = bytes a rank sends / time / nominal intra-node bandwidth (NCCL over the local\n"
+      "GPUs, needs 2 or more). The file is the format of SCENARIO.md's `cluster.calibration`.\n\n"
+      "Examples:\n"
+      "  hcpsim calibrate --out calib/h200.yaml\n"
+      "  hcpsim calibrate scenarios/small.yaml --quick --out calib.yaml\n"
+      "  hcpsim simulate scenarios/small.yaml cluster.calibration=calib.yaml --trace predicted.json");
+  cmd->callback([args, &ctx]() {
+    std::string file;
+    std::vector<std::string> overrides;
+    for (const auto& p : args->positional) {
+      if (file.empty() && p.find('=') == std::string::npos) file = p;
+      else overrides.push_back(p);
+    }
+    if (file.empty() && !overrides.empty()) {
+      std::cerr << "hcpsim calibrate: error: overrides (" << overrides.front() << ") need a scenario FILE first\n";
+      ctx.exit_code = 2;
+      return;
+    }
+#ifdef HCPSIM_HAVE_CUDA
+    kernels::CalibrateRequest r;
+    r.scenario_file = file;
+    r.overrides = overrides;
+    r.out_path = args->out;
+    r.quick = args->quick;
+    r.iterations = args->iterations;
+    ctx.exit_code = kernels::run_calibration(r, std::cout, std::cerr);
+#else
+    std::cerr << "hcpsim calibrate: error: this hcpsim was built without CUDA support (configure with "
+                 "-DHCPSIM_WITH_CUDA=ON on a machine with nvcc, NCCL and MPI and an NVIDIA GPU)\n";
     ctx.exit_code = 1;
+#endif
   });
 }
 

@@ -1,17 +1,43 @@
-// hcpsim layout — not implemented yet (placeholder until its issue lands).
+// hcpsim layout FILE [k=v...] [--format text|json]: Megatron's process groups and their placement.
 #include <CLI/CLI.hpp>
 #include <iostream>
+#include <memory>
 
 #include "cli/commands.h"
+#include "cli/scenario_args.h"
+#include "engine/layout/layout_format.h"
+#include "engine/layout/rank_layout.h"
 
 namespace hcpsim::cli {
 
 void add_layout_command(CLI::App& app, CliContext& ctx) {
-  auto* cmd = app.add_subcommand("layout", "(not implemented yet)");
-  cmd->allow_extras();
-  cmd->callback([&ctx]() {
-    std::cerr << "hcpsim layout: not implemented yet\n";
-    ctx.exit_code = 1;
+  auto args = std::make_shared<ScenarioArgs>();
+  auto format = std::make_shared<std::string>("text");
+  auto* cmd = app.add_subcommand("layout", "print Megatron's rank groups (TP/CP/DP/PP/HCP) and the node map");
+  add_scenario_args(*cmd, *args);
+  cmd->add_option("--format", *format, "text (default) or json (the contract of ARCHITECTURE.md)")
+      ->check(CLI::IsMember({"text", "json"}));
+  cmd->footer(
+      "Examples:\n"
+      "  hcpsim layout scenarios/llama3-70b-128k-dgx-h100-hcp.yaml\n"
+      "  hcpsim layout scenarios/llama3-70b-128k-dgx-h100-hcp.yaml --format json\n"
+      "  hcpsim layout scenarios/llama3-70b-128k-dgx-h100-hcp.yaml cluster.nodes=2 \\\n"
+      "      model.context_parallel_size=8 \"model.hierarchical_context_parallel_sizes=[2,4]\"");
+  cmd->callback([&ctx, args, format]() {
+    int code = 0;
+    auto s = load_for_command(args->file, args->overrides, code);
+    if (!s) {
+      ctx.exit_code = code;
+      return;
+    }
+    try {
+      const RankLayout L = RankLayout::from_scenario(*s);
+      std::cout << (*format == "json" ? layout_to_json(L) + "\n" : layout_to_text(L));
+      ctx.exit_code = 0;
+    } catch (const std::exception& e) {
+      std::cerr << args->file << ": error: " << e.what() << '\n';
+      ctx.exit_code = 1;
+    }
   });
 }
 

@@ -47,6 +47,7 @@ class Lowering {
       p_.compute_s[t] = s;
     }
     p_.op_members.assign(g_.comms().size(), 0);
+    p_.op_flows.assign(g_.comms().size(), 0);
     for (std::uint32_t op = 0; op < g_.comms().size(); ++op) lower(op);
     p_.task_gates = to_csr(n, task_gates_);
     p_.op_initial = to_csr(g_.comms().size(), op_initial_);
@@ -68,21 +69,30 @@ class Lowering {
     }
   }
 
-  std::uint32_t add_flow(std::int32_t src, std::int32_t dst, double bytes, TaskId st, TaskId dt, TaskId owner) {
+  // A SendRecv flow charges st/dt; a collective flow (op != kNone) charges its op.
+  std::uint32_t add_flow(std::int32_t src, std::int32_t dst, double bytes, TaskId st, TaskId dt, TaskId owner,
+                         std::uint32_t op) {
     if (!(bytes >= 0)) throw std::invalid_argument(where(g_, owner) + ": transfer bytes must be >= 0");
     const bool inter = src / c_.gpus_per_node != dst / c_.gpus_per_node;
-    const double eff = c_.link_efficiency(bytes, inter);
-    if (!(eff > 0 && eff <= 1))
-      throw std::invalid_argument(where(g_, owner) + ": link efficiency must be in (0, 1], got " + std::to_string(eff));
     PlannedFlow f;
     f.src = src;
     f.dst = dst;
     f.bytes = bytes;
-    f.wire_bytes = bytes / eff;
-    f.src_task = st;
-    f.dst_task = dt;
-    ++p_.flow_count[st];
-    if (dt != st) ++p_.flow_count[dt];
+    if (bytes > 0) {
+      const double eff = c_.link_efficiency(bytes, inter);
+      if (!(eff > 0 && eff <= 1))
+        throw std::invalid_argument(where(g_, owner) + ": link efficiency must be in (0, 1], got " + std::to_string(eff));
+      f.wire_bytes = bytes / eff;
+    }
+    f.op = op;
+    if (op == kNone) {
+      f.src_task = st;
+      f.dst_task = dt;
+      ++p_.flow_count[st];
+      if (dt != st) ++p_.flow_count[dt];
+    } else {
+      ++p_.op_flows[op];
+    }
     p_.flows.push_back(f);
     return static_cast<std::uint32_t>(p_.flows.size() - 1);
   }
@@ -94,15 +104,15 @@ class Lowering {
     if (op.kind == TaskKind::SendRecv) return lower_sendrecv(op_index, op);
     p_.op_members[op_index] = static_cast<std::uint32_t>(op.tasks.size());
     const auto n = static_cast<std::uint32_t>(op.ranks.size());
-    if (n < 2) return;
     if (!(op.bytes_per_rank >= 0))
       throw std::invalid_argument(where(g_, op.tasks[0]) + ": bytes_per_rank must be >= 0");
+    if (n < 2 || op.bytes_per_rank == 0) return;
     if (op.kind == TaskKind::AllToAll) {
       const double piece = op.bytes_per_rank / n;
       for (std::uint32_t i = 0; i < n; ++i)
         for (std::uint32_t j = 0; j < n; ++j) {
           if (i == j || op.ranks[i] == op.ranks[j]) continue;
-          const auto f = add_flow(op.ranks[i], op.ranks[j], piece, op.tasks[i], op.tasks[j], op.tasks[i]);
+          const auto f = add_flow(op.ranks[i], op.ranks[j], piece, op.tasks[i], op.tasks[j], op.tasks[i], op_index);
           p_.flows[f].gate = 1;
           op_initial_.emplace_back(op_index, f);
         }
@@ -120,7 +130,7 @@ class Lowering {
     for (std::uint32_t k = 0; k < steps; ++k)
       for (std::uint32_t i = 0; i < n; ++i) {
         const std::uint32_t nx = (i + 1) % n;
-        const auto f = add_flow(op.ranks[i], op.ranks[nx], step_bytes, op.tasks[i], op.tasks[nx], op.tasks[i]);
+        const auto f = add_flow(op.ranks[i], op.ranks[nx], step_bytes, op.tasks[i], op.tasks[nx], op.tasks[i], op_index);
         if (k == 0) {
           p_.flows[f].gate = 1;
           op_initial_.emplace_back(op_index, f);
@@ -143,7 +153,7 @@ class Lowering {
         throw std::invalid_argument(where(g_, op.tasks[0]) + ": transfer " + std::to_string(tr.src) + "->" +
                                     std::to_string(tr.dst) + " names a rank that is not a member of comm op " +
                                     std::to_string(op_index));
-      const auto f = add_flow(tr.src, tr.dst, tr.bytes, s->second, d->second, s->second);
+      const auto f = add_flow(tr.src, tr.dst, tr.bytes, s->second, d->second, s->second, kNone);
       p_.flows[f].gate = s->second == d->second ? 1 : 2;
       task_gates_.emplace_back(s->second, f);
       if (d->second != s->second) task_gates_.emplace_back(d->second, f);

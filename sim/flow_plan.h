@@ -10,8 +10,10 @@
 //  - AllGather / ReduceScatter: NCCL ring over the members in group order, n-1 steps of
 //    bytes_per_rank; AllReduce: 2(n-1) steps of bytes_per_rank / n. Step k of member i (sending to
 //    member i+1) starts after its own step k-1 and after receiving step k-1 from member i-1.
-//  - Self-transfers are skipped. A member task ends when every flow it sends or receives has ended
-//    (at its ready time when it has none).
+//  - Self-transfers are skipped. A SendRecv member task ends when every flow it sends or receives
+//    has ended (at its ready time when it has none); a 0-byte transfer still costs the latency.
+//  - A collective's member tasks all end together when its last flow ends (as NCCL collectives and
+//    the analytic backend do); with bytes_per_rank <= 0 or one member they end when it starts.
 #include <cstdint>
 #include <functional>
 #include <vector>
@@ -34,8 +36,9 @@ struct PlannedFlow {
   std::int32_t dst = 0;
   double bytes = 0;               // logical bytes
   double wire_bytes = 0;          // bytes / link_efficiency: what the network model moves
-  TaskId src_task = kNone;        // member tasks charged with this flow
+  TaskId src_task = kNone;        // SendRecv: member tasks charged with this flow
   TaskId dst_task = kNone;
+  std::uint32_t op = kNone;       // collectives: the CommOp whose members end with its last flow
   std::uint32_t gate = 0;         // events before it may start (ready tasks / op start / earlier steps)
 };
 
@@ -48,12 +51,13 @@ struct Csr {
 
 struct FlowPlan {
   std::vector<double> compute_s;          // per task; 0 for communication tasks
-  std::vector<std::uint32_t> flow_count;  // per task: flows it sends or receives
+  std::vector<std::uint32_t> flow_count;  // per task: SendRecv flows it sends or receives
   std::vector<PlannedFlow> flows;
   Csr task_gates;      // per task: flows whose gate this task's readiness opens (SendRecv)
   Csr op_initial;      // per CommOp: flows whose gate the collective's start opens
   Csr flow_next;       // per flow: flows whose gate this flow's end opens (ring steps)
   std::vector<std::uint32_t> op_members;  // per CommOp: member tasks (collectives start when all ready)
+  std::vector<std::uint32_t> op_flows;    // per CommOp: flows of a collective (0 for SendRecv)
 };
 
 // Lowers the graph. Throws std::invalid_argument naming the task for a malformed comm op (member

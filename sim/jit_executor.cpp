@@ -36,6 +36,7 @@ class Executor {
     gate_left_.resize(p.flows.size());
     for (std::size_t f = 0; f < p.flows.size(); ++f) gate_left_[f] = p.flows[f].gate;
     members_left_ = p.op_members;
+    op_flows_left_ = p.op_flows;
     live_exec_.resize(n);
     live_comm_.resize(p.flows.size());
     for (TaskId t = 0; t < n; ++t) preds_left_[t] = static_cast<std::uint32_t>(g.in_degree(t));
@@ -107,18 +108,27 @@ class Executor {
       live_exec_[t] = std::move(e);
       return;
     }
-    for (std::uint32_t k = p_.task_gates.begin[t]; k < p_.task_gates.begin[t + 1]; ++k) open_gate(p_.task_gates.items[k], now);
+    if (task.kind == TaskKind::SendRecv) {
+      for (std::uint32_t k = p_.task_gates.begin[t]; k < p_.task_gates.begin[t + 1]; ++k)
+        open_gate(p_.task_gates.items[k], now);
+      if (flows_left_[t] == 0) complete(t, now);
+      return;
+    }
     const std::uint32_t op = task.comm;
-    if (p_.op_members[op] > 0 && --members_left_[op] == 0)
-      for (std::uint32_t k = p_.op_initial.begin[op]; k < p_.op_initial.begin[op + 1]; ++k) open_gate(p_.op_initial.items[k], now);
-    if (flows_left_[t] == 0) complete(t, now);
+    if (--members_left_[op] != 0) return;
+    if (p_.op_flows[op] == 0) return complete_op(op, now);
+    for (std::uint32_t k = p_.op_initial.begin[op]; k < p_.op_initial.begin[op + 1]; ++k)
+      open_gate(p_.op_initial.items[k], now);
+  }
+
+  void complete_op(std::uint32_t op, double now) {
+    for (TaskId m : g_.comms()[op].tasks) complete(m, now);
   }
 
   void open_gate(std::uint32_t f, double now) {
     if (--gate_left_[f] != 0) return;
     const PlannedFlow& fl = p_.flows[f];
     const auto payload = static_cast<std::uint64_t>(std::llround(fl.wire_bytes * kByteScale));
-    if (payload == 0) return flow_done(f, now);
     auto c = sg4::Comm::sendto_init();
     c->set_data(make_tag(f, true));
     c->set_source(hosts_[static_cast<std::size_t>(fl.src)]);
@@ -130,9 +140,12 @@ class Executor {
 
   void flow_done(std::uint32_t f, double now) {
     const PlannedFlow& fl = p_.flows[f];
-    if (--flows_left_[fl.src_task] == 0 && ready_s_[fl.src_task] >= 0) complete(fl.src_task, now);
-    if (fl.dst_task != fl.src_task && --flows_left_[fl.dst_task] == 0 && ready_s_[fl.dst_task] >= 0)
-      complete(fl.dst_task, now);
+    if (fl.op != kNone) {
+      if (--op_flows_left_[fl.op] == 0) complete_op(fl.op, now);
+    } else {
+      if (--flows_left_[fl.src_task] == 0) complete(fl.src_task, now);
+      if (fl.dst_task != fl.src_task && --flows_left_[fl.dst_task] == 0) complete(fl.dst_task, now);
+    }
     for (std::uint32_t k = p_.flow_next.begin[f]; k < p_.flow_next.begin[f + 1]; ++k) open_gate(p_.flow_next.items[k], now);
   }
 
@@ -169,9 +182,11 @@ class Executor {
       const Task& task = g_.task(t);
       std::string why;
       if (ready_s_[t] < 0) why = "waits for " + std::to_string(preds_left_[t]) + " unfinished predecessors";
-      else if (is_communication(task.kind) && p_.op_members[task.comm] > 0 && members_left_[task.comm] > 0)
+      else if (task.kind != TaskKind::SendRecv && members_left_[task.comm] > 0)
         why = "ready, waits for " + std::to_string(members_left_[task.comm]) + " members of its " + to_string(task.kind);
-      else if (is_communication(task.kind)) why = "ready, " + std::to_string(flows_left_[t]) + " transfers never finished (peer not ready?)";
+      else if (task.kind == TaskKind::SendRecv)
+        why = "ready, " + std::to_string(flows_left_[t]) + " transfers never finished (peer not ready?)";
+      else if (is_communication(task.kind)) why = "collective started, " + std::to_string(op_flows_left_[task.comm]) + " flows never finished";
       else why = "compute started but never completed";
       s += "\n  task " + std::to_string(t) + " rank " + std::to_string(task.rank) + " " + g_.display_name(task) + ": " + why;
       ++shown;
@@ -183,7 +198,7 @@ class Executor {
   const FlowPlan& p_;
   const std::vector<sg4::Host*>& hosts_;
   RecordWriter& out_;
-  std::vector<std::uint32_t> preds_left_, flows_left_, gate_left_, members_left_;
+  std::vector<std::uint32_t> preds_left_, flows_left_, gate_left_, members_left_, op_flows_left_;
   std::vector<double> ready_s_;
   std::vector<bool> done_;
   std::vector<sg4::ExecPtr> live_exec_;

@@ -105,6 +105,7 @@ struct SimulationConfig {
 struct SourceLocation {
   int line = 0;
   int column = 0;
+  int override_index = 0;   // 1-based index of the `key=value` override that set it; 0 = from the file
 };
 
 struct Scenario {

@@ -1,18 +1,195 @@
-// PLACEHOLDER (added by the "engine" helper only so that build_task_graph links): pass-through
-// hooks that add no tasks. Owned by the "prediction" helper, who replaces this file with the real
-// GEMM / TP-collective ops.
+// Whole-layer operations around CP attention (Megatron-Core transformer layer with TP):
+//
+//   forward   [SP: all_gather x] -> QKV GEMM | attention | out-proj GEMM -> all_reduce (SP: reduce_scatter)
+//             -> [SP: all_gather] -> FC1 GEMM -> FC2 GEMM -> all_reduce (SP: reduce_scatter)
+//   backward  [SP: all_gather dy] -> FC2 dgrad, wgrad -> FC1 dgrad, wgrad -> all_reduce (SP: reduce_scatter)
+//             -> [SP: all_gather] -> out-proj dgrad, wgrad | attention backward | QKV dgrad, wgrad
+//             -> all_reduce (SP: reduce_scatter)
+//
+// GEMMs run on the main stream, TP collectives on nccl:tp over the TP group (GroupKind::TP); with
+// tp = 1 there are no collectives. Per rank the GEMMs see b*s tokens (s = S/cp) and 1/tp of each
+// weight. The MLP is gated (SwiGLU, as in Llama/Qwen/GLM recipes): FC1 produces 2*ffn columns.
+// FLOPs = 2 per multiply-add; backward = dgrad + wgrad, each the forward FLOPs. docs/metrics.md.
 #include "engine/schedule/layer_ops.h"
 
-namespace hcpsim {
+#include <algorithm>
+#include <stdexcept>
+#include <string>
 
-std::vector<TaskId> add_pre_attention_ops(TaskGraph&, const Scenario&, const RankLayout&, int, Pass,
-                                          const std::vector<TaskId>& frontier) {
-  return frontier;
+namespace hcpsim {
+namespace {
+
+struct LayerDims {
+  double tokens = 0;      // b * s per rank
+  double hidden = 0;      // h
+  double q_cols = 0;      // query heads * head dim (whole model)
+  double kv_cols = 0;     // KV heads * head dim (whole model)
+  double ffn = 0;         // ffn_hidden_size
+  double tp = 1;
+  double e = 2;           // bytes per element
+};
+
+LayerDims dims_of(const Scenario& s) {
+  LayerDims d;
+  const int cp = std::max(1, s.cp());
+  d.tokens = static_cast<double>(s.train.micro_batch_size) * static_cast<double>(s.model.seq_length) / cp;
+  d.hidden = s.model.hidden_size;
+  const int g = s.model.num_query_groups > 0 ? s.model.num_query_groups : s.model.num_attention_heads;
+  d.q_cols = static_cast<double>(s.model.num_attention_heads) * s.head_dim();
+  d.kv_cols = static_cast<double>(g) * s.head_dim();
+  d.ffn = s.model.ffn_hidden_size;
+  d.tp = std::max(1, s.tp());
+  d.e = bytes_per_element(s.model.params_dtype);
+  return d;
 }
 
-std::vector<TaskId> add_post_attention_ops(TaskGraph&, const Scenario&, const RankLayout&, int, Pass,
-                                           const std::vector<TaskId>& frontier) {
-  return frontier;
+// One GEMM of [m x k] by [k x n] per rank: FLOPs and HBM bytes (inputs + output).
+struct Gemm {
+  const char* label;
+  double m, k, n;
+};
+
+class LayerBuilder {
+ public:
+  LayerBuilder(TaskGraph& g, const Scenario& s, const RankLayout& layout, int layer, Pass pass,
+               const std::vector<TaskId>& frontier)
+      : g_(g), layout_(layout), layer_(layer), pass_(pass), d_(dims_of(s)), frontier_(frontier) {}
+
+  void gemm(const Gemm& x) {
+    for (int r = 0; r < layout_.world_size(); ++r) {
+      Task t;
+      t.rank = r;
+      t.kind = TaskKind::Gemm;
+      t.stream = Stream::Main;
+      t.pass = pass_;
+      t.layer = static_cast<std::int16_t>(layer_);
+      t.flops = 2.0 * x.m * x.k * x.n;
+      t.bytes = (x.m * x.k + x.k * x.n + x.m * x.n) * d_.e;
+      chain(r, g_.add_task(t, x.label));
+    }
+  }
+
+  // A TP collective over every TP group; `bytes_per_rank` per CommOp semantics.
+  void collective(TaskKind kind, const char* label, double bytes_per_rank) {
+    if (d_.tp <= 1) return;
+    const auto& groups = layout_.groups(GroupKind::TP);
+    for (std::size_t gi = 0; gi < groups.size(); ++gi) {
+      const auto& members = groups[gi];
+      const double n = static_cast<double>(members.size());
+      CommOp op;
+      op.kind = kind;
+      op.group = GroupKind::TP;
+      op.group_index = static_cast<int>(gi);
+      op.bytes_per_rank = bytes_per_rank;
+      const auto oi = g_.add_comm(op);
+      for (const int r : members) {
+        Task t;
+        t.rank = r;
+        t.kind = kind;
+        t.stream = Stream::NcclTp;
+        t.pass = pass_;
+        t.layer = static_cast<std::int16_t>(layer_);
+        t.comm = oi;
+        // What this rank sends on the NCCL ring: (n-1) shards, or 2(n-1)/n of an all-reduce buffer.
+        t.bytes = kind == TaskKind::AllReduce ? 2.0 * (n - 1) / n * bytes_per_rank : (n - 1) * bytes_per_rank;
+        const TaskId id = g_.add_task(t, label);
+        g_.comm(oi).ranks.push_back(r);
+        g_.comm(oi).tasks.push_back(id);
+        chain(r, id);
+      }
+    }
+  }
+
+  // Gradient/activation exchange after a row-parallel GEMM (forward) or a column-parallel dgrad
+  // (backward): all_reduce of the full activation, or reduce_scatter to the sequence shard with SP.
+  void reduce(bool sp, const char* ar_label, const char* rs_label) {
+    const double full = d_.tokens * d_.hidden * d_.e;
+    if (sp) collective(TaskKind::ReduceScatter, rs_label, full / d_.tp);
+    else collective(TaskKind::AllReduce, ar_label, full);
+  }
+  void gather(bool sp, const char* label) {
+    if (sp) collective(TaskKind::AllGather, label, d_.tokens * d_.hidden * d_.e / d_.tp);
+  }
+
+  const LayerDims& dims() const { return d_; }
+  std::vector<TaskId> frontier() const { return frontier_; }
+
+ private:
+  void chain(int r, TaskId id) {
+    auto& f = frontier_[static_cast<std::size_t>(r)];
+    if (f != kNone) g_.add_dep(f, id);
+    f = id;
+  }
+
+  TaskGraph& g_;
+  const RankLayout& layout_;
+  int layer_;
+  Pass pass_;
+  LayerDims d_;
+  std::vector<TaskId> frontier_;
+};
+
+// Forward GEMM shapes per rank (m tokens x k in x n out).
+Gemm qkv(const LayerDims& d) { return {"qkv_proj", d.tokens, d.hidden, (d.q_cols + 2 * d.kv_cols) / d.tp}; }
+Gemm out_proj(const LayerDims& d) { return {"out_proj", d.tokens, d.q_cols / d.tp, d.hidden}; }
+Gemm fc1(const LayerDims& d) { return {"fc1", d.tokens, d.hidden, 2 * d.ffn / d.tp}; }
+Gemm fc2(const LayerDims& d) { return {"fc2", d.tokens, d.ffn / d.tp, d.hidden}; }
+
+// dgrad and wgrad of a forward GEMM: the same FLOPs each, different operand shapes.
+void backward_gemms(LayerBuilder& b, const Gemm& f, const char* dgrad, const char* wgrad) {
+  b.gemm({dgrad, f.m, f.n, f.k});
+  b.gemm({wgrad, f.k, f.m, f.n});
+}
+
+void check(const Scenario& s, const std::vector<TaskId>& frontier, const RankLayout& layout) {
+  if (s.model.ffn_hidden_size <= 0)
+    throw std::invalid_argument("whole-layer ops need model.ffn_hidden_size > 0");
+  if (s.model.hidden_size <= 0) throw std::invalid_argument("whole-layer ops need model.hidden_size > 0");
+  if (frontier.size() != static_cast<std::size_t>(layout.world_size()))
+    throw std::invalid_argument("layer ops: frontier has " + std::to_string(frontier.size()) +
+                                " entries, world size is " + std::to_string(layout.world_size()));
+}
+
+}  // namespace
+
+std::vector<TaskId> add_pre_attention_ops(TaskGraph& g, const Scenario& s, const RankLayout& layout, int layer,
+                                          Pass pass, const std::vector<TaskId>& frontier) {
+  check(s, frontier, layout);
+  LayerBuilder b(g, s, layout, layer, pass, frontier);
+  const bool sp = s.model.sequence_parallel;
+  const LayerDims& d = b.dims();
+  if (pass == Pass::Forward) {
+    b.gather(sp, "tp_all_gather_qkv_in");
+    b.gemm(qkv(d));
+  } else {
+    b.gather(sp, "tp_all_gather_mlp_grad");
+    backward_gemms(b, fc2(d), "fc2_dgrad", "fc2_wgrad");
+    backward_gemms(b, fc1(d), "fc1_dgrad", "fc1_wgrad");
+    b.reduce(sp, "tp_all_reduce_mlp_grad", "tp_reduce_scatter_mlp_grad");
+    b.gather(sp, "tp_all_gather_attn_grad");
+    backward_gemms(b, out_proj(d), "out_proj_dgrad", "out_proj_wgrad");
+  }
+  return b.frontier();
+}
+
+std::vector<TaskId> add_post_attention_ops(TaskGraph& g, const Scenario& s, const RankLayout& layout, int layer,
+                                           Pass pass, const std::vector<TaskId>& frontier) {
+  check(s, frontier, layout);
+  LayerBuilder b(g, s, layout, layer, pass, frontier);
+  const bool sp = s.model.sequence_parallel;
+  const LayerDims& d = b.dims();
+  if (pass == Pass::Forward) {
+    b.gemm(out_proj(d));
+    b.reduce(sp, "tp_all_reduce_attn_out", "tp_reduce_scatter_attn_out");
+    b.gather(sp, "tp_all_gather_mlp_in");
+    b.gemm(fc1(d));
+    b.gemm(fc2(d));
+    b.reduce(sp, "tp_all_reduce_mlp_out", "tp_reduce_scatter_mlp_out");
+  } else {
+    backward_gemms(b, qkv(d), "qkv_proj_dgrad", "qkv_proj_wgrad");
+    b.reduce(sp, "tp_all_reduce_qkv_grad", "tp_reduce_scatter_qkv_grad");
+  }
+  return b.frontier();
 }
 
 }  // namespace hcpsim

@@ -18,7 +18,8 @@ TEST(FlowPlan, AllToAllIsEveryOrderedPairOfOneNth) {
     EXPECT_DOUBLE_EQ(f.bytes, 100);
     EXPECT_EQ(f.gate, 1u);
   }
-  for (TaskId t = 0; t < 3; ++t) EXPECT_EQ(p.flow_count[t], 4u);   // 2 sent + 2 received
+  EXPECT_EQ(p.op_flows[0], 6u);   // members end together with the op's last flow
+  for (TaskId t = 0; t < 3; ++t) EXPECT_EQ(p.flow_count[t], 0u);
 }
 
 TEST(FlowPlan, RingStepsDependOnOwnSendAndOnTheChunkReceived) {

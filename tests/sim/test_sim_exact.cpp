@@ -122,6 +122,23 @@ TEST(SimExact, CollectiveStartsWhenEveryMemberIsReady) {
   EXPECT_TIME(r.end_s[m[0]], 5e-3 + kIntraLat_s + (T / 2) / kNvl_Bps);
 }
 
+TEST(SimExact, ZeroByteTransferCostsTheLatency) {
+  TaskGraph g;
+  auto m = sendrecv(g, {0, 9}, {{0, 9, 0.0}});
+  const auto r = simulate(g, cluster(2, 8, 8));
+  EXPECT_TIME(r.end_s[m[1]], kInterLat_s);
+}
+
+TEST(SimExact, CollectiveMembersEndTogetherAtTheSlowestLink) {
+  // a2a over {0, 1, 8}: rank 8's pieces cross the NIC (10 GB/s), the 0<->1 pieces NVLink.
+  // Rank 8 sends two pieces of T/3 through its NIC: lat + 2(T/3)/nic; every member ends then.
+  TaskGraph g;
+  const double T = 3e8;
+  auto m = collective(g, TaskKind::AllToAll, {0, 1, 8}, T);
+  const auto r = simulate(g, cluster(2, 8, 8));
+  for (TaskId t : m) EXPECT_TIME(r.end_s[t], kInterLat_s + 2 * (T / 3) / kNic_Bps);
+}
+
 TEST(SimExact, SelfTransfersAreSkipped) {
   TaskGraph g;
   auto m = sendrecv(g, {3}, {{3, 3, 1e9}});

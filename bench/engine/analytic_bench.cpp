@@ -1,0 +1,87 @@
+// Speed and memory of the analytic backend on the target: a 1,024-rank a2a+p2p graph
+// ([8,128], 4 layers, forward), graph build included. Target: < 1 s and < 200 MB peak RSS.
+//   hcpsim_bench_analytic                      Google Benchmark timings
+//   hcpsim_bench_analytic --peak-rss           one build+run, then prints seconds and peak RSS (getrusage)
+#include <benchmark/benchmark.h>
+#include <sys/resource.h>
+
+#include <chrono>
+#include <cstdio>
+#include <cstring>
+
+#include "engine/analytic/analytic_backend.h"
+#include "engine/schedule/build.h"
+
+namespace {
+
+using namespace hcpsim;
+
+Scenario target_scenario() {
+  Scenario s;
+  s.name = "bench-1024-a2a-p2p";
+  s.cluster.nodes = 128;
+  s.cluster.gpus_per_node = 8;
+  s.cluster.nics_per_node = 8;
+  s.model.num_layers = 80;
+  s.model.hidden_size = 8192;
+  s.model.num_attention_heads = 64;
+  s.model.num_query_groups = 8;
+  s.model.kv_channels = 128;
+  s.model.seq_length = 1LL << 20;
+  s.model.context_parallel_size = 1024;
+  s.model.cp_comm_type = {CpCommType::A2AP2P};
+  s.model.hierarchical_context_parallel_sizes = {8, 128};
+  s.simulation.backward = false;
+  s.simulation.layers = 4;
+  return s;
+}
+
+// Keeps only what a sweep needs: the makespan.
+struct MakespanSink : TraceSink {
+  double end_s = 0;
+  std::size_t events = 0;
+  void record(const TraceEvent& e) override {
+    end_s = std::max(end_s, e.end_s);
+    ++events;
+  }
+};
+
+double build_and_run(const Scenario& s, std::size_t* tasks) {
+  const RankLayout layout = RankLayout::from_scenario(s);
+  const TaskGraph g = build_task_graph(s, layout, graph_options_from(s));
+  const CostModel cost(s);
+  RunContext ctx{s, layout, cost, {}};
+  MakespanSink sink;
+  AnalyticBackend().run(g, ctx, sink);
+  if (tasks) *tasks = g.size();
+  return sink.end_s;
+}
+
+void BM_Analytic1024A2aP2pForward4Layers(benchmark::State& state) {
+  const Scenario s = target_scenario();
+  std::size_t tasks = 0;
+  for (auto _ : state) benchmark::DoNotOptimize(build_and_run(s, &tasks));
+  state.counters["tasks"] = static_cast<double>(tasks);
+}
+BENCHMARK(BM_Analytic1024A2aP2pForward4Layers)->Unit(benchmark::kMillisecond)->Iterations(3);
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  if (argc > 1 && std::strcmp(argv[1], "--peak-rss") == 0) {
+    const auto t0 = std::chrono::steady_clock::now();
+    std::size_t tasks = 0;
+    const double makespan = build_and_run(target_scenario(), &tasks);
+    const double wall = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+    rusage ru{};
+    getrusage(RUSAGE_SELF, &ru);
+    const double rss_mb = static_cast<double>(ru.ru_maxrss) / 1024.0;   // ru_maxrss is KiB on Linux
+    std::printf("tasks %zu  simulated %.6f s  wall %.3f s (target < 1 s)  peak RSS %.1f MB (target < 200 MB)\n",
+                tasks, makespan, wall, rss_mb);
+    return wall < 1.0 && rss_mb < 200.0 ? 0 : 1;
+  }
+  benchmark::Initialize(&argc, argv);
+  benchmark::RunSpecifiedBenchmarks();
+  benchmark::Shutdown();
+  return 0;
+}

@@ -1,0 +1,99 @@
+// One sentence per planner choice: why this comm type, where its groups sit, memory, and the
+// distance to the best candidate.
+#include <cmath>
+#include <cstdio>
+#include <set>
+
+#include "engine/layout/rank_layout.h"
+#include "engine/planning/planner.h"
+
+namespace hcpsim::planning {
+namespace {
+
+constexpr double kGiB = 1024.0 * 1024.0 * 1024.0;
+constexpr double kMiB = 1024.0 * 1024.0;
+
+std::string num(double v, int prec) {
+  char buf[32];
+  std::snprintf(buf, sizeof buf, "%.*f", prec, v);
+  return buf;
+}
+
+struct Placement {
+  bool known = false;
+  bool a2a_intra = false;   // every a2a (level-0, or the whole CP group for pure a2a) inside one node
+  int ring_hops = 0;        // hops of one ring
+  int ring_intra_hops = 0;  // of which inside a node
+};
+
+Placement placement_of(const Scenario& s) {
+  Placement p;
+  try {
+    const RankLayout l = RankLayout::from_scenario(s);
+    const GroupKind a2a_kind = l.hierarchical() ? GroupKind::HCP_A2A : GroupKind::CP;
+    std::set<int> nodes;
+    for (int r : l.group_of(a2a_kind, 0)) nodes.insert(l.coord(r).node);
+    p.a2a_intra = nodes.size() == 1;
+    const GroupKind ring_kind = l.hierarchical() ? GroupKind::HCP_P2P : GroupKind::CP;
+    for (int r : l.group_of(ring_kind, 0)) {
+      ++p.ring_hops;
+      if (l.coord(r).node == l.coord(l.ring_next(r)).node) ++p.ring_intra_hops;
+    }
+    p.known = true;
+  } catch (const std::exception&) {
+  }
+  return p;
+}
+
+}  // namespace
+
+std::string explain(const PlanEntry& e, const PlanEntry& best, const std::string& metric) {
+  const PlanCandidate& c = e.candidate;
+  const Scenario& s = e.scenario;
+  const int gt = s.kv_heads_per_tp_rank();
+  const std::string heads = std::to_string(gt) + " KV head" + (gt == 1 ? "" : "s") + " per TP rank";
+  const bool a2a_possible = gt % c.cp == 0 && s.heads_per_tp_rank() % c.cp == 0;
+  const Placement pl = placement_of(s);
+  std::string why;
+  if (c.cp == 1) {
+    why = "no context parallelism: each TP group holds the whole sequence";
+  } else if (c.comm == CpCommType::P2P) {
+    why = "flat p2p ring of " + std::to_string(c.cp);
+    if (pl.known) why += " (" + std::to_string(pl.ring_intra_hops) + " of " + std::to_string(pl.ring_hops) + " hops inside a node)";
+    why += a2a_possible ? ", its KV transfers overlap with attention" : "; pure a2a is impossible: " + heads + " < cp " + std::to_string(c.cp);
+  } else if (c.comm == CpCommType::A2A) {
+    why = "pure a2a over " + std::to_string(c.cp) + " ranks (" + heads + ")";
+    if (pl.known) why += pl.a2a_intra ? ", inside the node" : ", crossing nodes";
+  } else if (c.comm == CpCommType::AllGather) {
+    const double full_kv = static_cast<double>(s.model.seq_length) * s.train.micro_batch_size * gt * 2.0 *
+                           s.head_dim() * bytes_per_element(s.model.params_dtype);
+    why = "all_gather of the full K/V (" + num(full_kv / kMiB, 0) + " MiB with " + heads + ")";
+    if (pl.known) why += pl.a2a_intra ? " inside the node" : " across nodes";
+  } else {
+    const int a = c.hierarchical[0];
+    const int p = c.hierarchical[1];
+    why = a2a_possible ? "pure a2a would also be possible (" + heads + ")"
+                       : "pure a2a is impossible: " + heads + " < cp " + std::to_string(c.cp);
+    why += "; [" + std::to_string(a) + "," + std::to_string(p) + "]";
+    if (pl.known) {
+      why += pl.a2a_intra ? " keeps the a2a inside the node" : " puts the a2a across nodes";
+      why += pl.ring_intra_hops == pl.ring_hops ? " and the ring of " + std::to_string(p) + " too"
+                                                : " and runs a ring of " + std::to_string(p) + " across nodes";
+    }
+  }
+  why += "; tp=" + std::to_string(c.tp) + "; " + num(e.memory.total_bytes / kGiB, 1) + " of " +
+         num(e.memory.capacity_bytes / kGiB, 0) + " GiB";
+  if (&e == &best) {
+    why += "; best " + metric;
+  } else {
+    const double v = metric_value(e.result, metric);
+    const double b = metric_value(best.result, metric);
+    if (b != 0 && !std::isnan(v) && !std::isnan(b)) {
+      const double pct = 100.0 * std::fabs(v - b) / std::fabs(b);
+      why += "; " + num(pct, 1) + "% " + (metric_higher_is_better(metric) ? "below" : "above") + " the best " + metric;
+    }
+  }
+  return why;
+}
+
+}  // namespace hcpsim::planning

@@ -1,0 +1,179 @@
+#include "engine/report/report.h"
+
+#include <algorithm>
+#include <map>
+#include <set>
+
+#include "engine/report/intervals.h"
+
+namespace hcpsim {
+namespace {
+
+bool is_attention_block(const TraceEvent& e) { return e.kind != TaskKind::Gemm && e.stream != Stream::NcclTp; }
+
+struct Span {
+  double start = 1e300, end = -1e300;
+  void add(const TraceEvent& e) {
+    start = std::min(start, e.start_s);
+    end = std::max(end, e.end_s);
+  }
+  double length() const { return end > start ? end - start : 0; }
+};
+
+// Slowest rank's span of the events selected for (layer, pass); returns (seconds, rank).
+std::pair<double, int> slowest_span(const std::map<std::int32_t, Span>& spans) {
+  double best = 0;
+  int rank = -1;
+  for (const auto& [r, s] : spans)
+    if (s.length() > best) {
+      best = s.length();
+      rank = r;
+    }
+  return {best, rank};
+}
+
+// Bytes this event puts on intra- and inter-node links (docs/metrics.md "Bytes per link class").
+void classify_bytes(const TraceEvent& e, int gpn, double& intra, double& inter) {
+  if (!is_communication(e.kind) || e.peers.empty() || e.bytes <= 0) return;
+  const int node = e.rank / gpn;
+  const bool ring = e.kind == TaskKind::AllGather || e.kind == TaskKind::ReduceScatter || e.kind == TaskKind::AllReduce;
+  if (ring) {
+    (e.peers[0] / gpn == node ? intra : inter) += e.bytes;
+    return;
+  }
+  const double share = e.bytes / static_cast<double>(e.peers.size());
+  for (const auto p : e.peers) (p / gpn == node ? intra : inter) += share;
+}
+
+}  // namespace
+
+Report compute_report(const Trace& t, const ReportOptions& options) {
+  Report r;
+  r.scenario = t.scenario;
+  r.backend = t.backend;
+  r.world_size = t.world_size;
+  r.gpus_per_node = t.gpus_per_node > 0 ? t.gpus_per_node : 8;
+  r.tasks = t.events.size();
+  r.wall_s = options.wall_s;
+  if (t.events.empty()) return r;
+  const int gpn = r.gpus_per_node;
+
+  // Busy unions per rank.
+  std::map<std::int32_t, IntervalUnion> compute, comm;
+  double t0 = 1e300, t1 = -1e300;
+  std::map<std::int32_t, double> rank_end;
+  std::set<int> layers;
+  for (const auto& e : t.events) {
+    (is_communication(e.kind) ? comm : compute)[e.rank].add(e.start_s, e.end_s);
+    t0 = std::min(t0, e.start_s);
+    t1 = std::max(t1, e.end_s);
+    rank_end[e.rank] = std::max(rank_end[e.rank], e.end_s);
+    layers.insert(e.layer);
+    if (e.kind == TaskKind::Gemm || e.stream == Stream::NcclTp) r.whole_layer = true;
+    (e.pass == Pass::Forward ? r.has_forward : r.has_backward) = true;
+    classify_bytes(e, gpn, r.bytes_intra_node, r.bytes_inter_node);
+  }
+  for (auto& [rank, u] : compute) u.finish();
+  for (auto& [rank, u] : comm) u.finish();
+  if (r.world_size == 0) r.world_size = rank_end.rbegin()->first + 1;
+  double hidden = 0;
+  for (const auto& [rank, u] : comm) {
+    r.comm_busy_s += u.length();
+    if (auto it = compute.find(rank); it != compute.end()) hidden += u.intersection(it->second);
+  }
+  for (const auto& [rank, u] : compute) r.compute_busy_s += u.length();
+  r.overlap_fraction = r.comm_busy_s > 0 ? hidden / r.comm_busy_s : 0.0;
+  r.makespan_s = t1 - t0;
+  r.layers_simulated = static_cast<int>(layers.size());
+  r.num_layers = options.num_layers > 0 ? options.num_layers : r.layers_simulated;
+  r.step_s = r.makespan_s * r.num_layers / std::max(1, r.layers_simulated);
+  for (const auto& [rank, end] : rank_end)
+    if (r.slowest_rank < 0 || end > rank_end[r.slowest_rank]) r.slowest_rank = rank;
+
+  // Per layer and pass: attention-block and whole-layer spans per rank.
+  std::map<std::pair<int, int>, std::map<std::int32_t, Span>> attn, whole;
+  double flops[2] = {0, 0};
+  for (const auto& e : t.events) {
+    const std::pair<int, int> key{e.layer, static_cast<int>(e.pass)};
+    whole[key][e.rank].add(e);
+    if (is_attention_block(e)) attn[key][e.rank].add(e);
+    if (e.kind == TaskKind::AttentionForward) flops[0] += e.flops;
+    if (e.kind == TaskKind::AttentionBackward) flops[1] += e.flops;
+  }
+
+  // Critical path and exposed communication on it.
+  r.critical_path = critical_path(t);
+  std::map<std::pair<int, int>, double> exposed;
+  std::map<TaskId, const TraceEvent*> event_of;
+  for (const auto& e : t.events) event_of[e.task] = &e;
+  double prev_end = t0;
+  for (const auto& c : r.critical_path) {
+    const double len = c.end_s - c.start_s;
+    r.critical_path_idle_s += std::max(0.0, c.start_s - prev_end);
+    prev_end = c.end_s;
+    if (!is_communication(c.kind)) {
+      r.critical_path_compute_s += len;
+      continue;
+    }
+    r.critical_path_comm_s += len;
+    const TraceEvent* e = event_of.at(c.task);
+    if (!is_attention_block(*e)) continue;
+    double cover = 0;
+    if (auto it = compute.find(c.rank); it != compute.end()) cover = it->second.covered(c.start_s, c.end_s);
+    exposed[{e->layer, static_cast<int>(e->pass)}] += len - cover;
+  }
+
+  // Slowest rank's most exposed communication task.
+  double worst = -1;
+  for (const auto& e : t.events) {
+    if (e.rank != r.slowest_rank || !is_communication(e.kind)) continue;
+    double cover = 0;
+    if (auto it = compute.find(e.rank); it != compute.end()) cover = it->second.covered(e.start_s, e.end_s);
+    const double x = (e.end_s - e.start_s) - cover;
+    if (x > worst + 1e-15) {
+      worst = x;
+      r.slowest_rank_wait = e.name;
+      if (!e.peers.empty()) {
+        r.slowest_rank_wait += " (peers";
+        for (std::size_t i = 0; i < e.peers.size() && i < 4; ++i) r.slowest_rank_wait += " " + std::to_string(e.peers[i]);
+        if (e.peers.size() > 4) r.slowest_rank_wait += " ...";
+        r.slowest_rank_wait += ")";
+      }
+    }
+  }
+
+  double sum[2] = {0, 0}, sum_layer[2] = {0, 0}, sum_exposed[2] = {0, 0};
+  int count[2] = {0, 0};
+  for (const int l : layers) {
+    LayerTimes lt;
+    lt.layer = l;
+    for (const int p : {0, 1}) {
+      const auto key = std::make_pair(l, p);
+      if (!whole.count(key)) continue;
+      const auto [a, ar] = slowest_span(attn[key]);
+      const auto [w, wr] = slowest_span(whole[key]);
+      const double x = exposed.count(key) ? exposed[key] : 0.0;
+      (p == 0 ? lt.attention_forward_s : lt.attention_backward_s) = a;
+      (p == 0 ? lt.layer_forward_s : lt.layer_backward_s) = w;
+      (p == 0 ? lt.exposed_comm_forward_s : lt.exposed_comm_backward_s) = x;
+      (p == 0 ? lt.slowest_rank_forward : lt.slowest_rank_backward) = ar;
+      sum[p] += a;
+      sum_layer[p] += w;
+      sum_exposed[p] += x;
+      ++count[p];
+    }
+    r.layers.push_back(lt);
+  }
+  for (const int p : {0, 1}) {
+    if (count[p] == 0) continue;
+    (p == 0 ? r.attention_forward_s : r.attention_backward_s) = sum[p] / count[p];
+    (p == 0 ? r.layer_forward_s : r.layer_backward_s) = sum_layer[p] / count[p];
+    (p == 0 ? r.exposed_comm_forward_s : r.exposed_comm_backward_s) = sum_exposed[p] / count[p];
+    if (sum[p] > 0)
+      (p == 0 ? r.attention_forward_tflops_per_gpu : r.attention_backward_tflops_per_gpu) =
+          flops[p] / (static_cast<double>(r.world_size) * sum[p]) / 1e12;
+  }
+  return r;
+}
+
+}  // namespace hcpsim

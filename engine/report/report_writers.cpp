@@ -1,0 +1,173 @@
+#include <nlohmann/json.hpp>
+
+#include <cstdio>
+#include <map>
+#include <sstream>
+
+#include "engine/report/report.h"
+
+namespace hcpsim {
+namespace {
+
+std::string fmt(const char* f, double v) {
+  char buf[64];
+  std::snprintf(buf, sizeof buf, f, v);
+  return buf;
+}
+
+std::string ms(double s) { return fmt("%.4f", s * 1e3); }
+std::string mib(double b) { return fmt("%.2f", b / (1024.0 * 1024.0)); }
+
+void row(std::ostringstream& os, const std::string& name, const std::string& value, const std::string& unit) {
+  char buf[160];
+  std::snprintf(buf, sizeof buf, "  %-38s %14s  %s\n", name.c_str(), value.c_str(), unit.c_str());
+  os << buf;
+}
+
+}  // namespace
+
+std::string report_to_text(const Report& r, const ReportOptions& options) {
+  std::ostringstream os;
+  os << "hcpsim report: " << r.scenario << " (backend " << r.backend << ")\n";
+  os << "  world size " << r.world_size << ", " << r.gpus_per_node << " GPUs per node, " << r.tasks << " tasks, "
+     << r.layers_simulated << " of " << r.num_layers << " layers simulated"
+     << (r.whole_layer ? ", whole layer" : ", attention only") << "\n\n";
+  os << "Per layer (slowest rank, mean over simulated layers)\n";
+  if (r.has_forward) {
+    row(os, "attention forward", ms(r.attention_forward_s), "ms");
+    row(os, "  exposed communication", ms(r.exposed_comm_forward_s), "ms");
+    row(os, "  attention throughput", fmt("%.1f", r.attention_forward_tflops_per_gpu), "TFLOP/s per GPU");
+  }
+  if (r.has_backward) {
+    row(os, "attention backward", ms(r.attention_backward_s), "ms");
+    row(os, "  exposed communication", ms(r.exposed_comm_backward_s), "ms");
+    row(os, "  attention throughput", fmt("%.1f", r.attention_backward_tflops_per_gpu), "TFLOP/s per GPU");
+  }
+  if (r.whole_layer) {
+    if (r.has_forward) row(os, "whole layer forward", ms(r.layer_forward_s), "ms");
+    if (r.has_backward) row(os, "whole layer backward", ms(r.layer_backward_s), "ms");
+  }
+  os << "\nWhole run\n";
+  row(os, "simulated time (makespan)", ms(r.makespan_s), "ms");
+  row(os, "step time scaled to num_layers", ms(r.step_s), "ms");
+  row(os, "communication hidden by compute", fmt("%.1f", 100.0 * r.overlap_fraction), "%");
+  row(os, "bytes on intra-node links", mib(r.bytes_intra_node), "MiB");
+  row(os, "bytes on inter-node links", mib(r.bytes_inter_node), "MiB");
+  row(os, "slowest rank", std::to_string(r.slowest_rank), "");
+  if (!r.slowest_rank_wait.empty()) os << "    its most exposed wait: " << r.slowest_rank_wait << "\n";
+  if (r.layers.size() > 1) {
+    os << "\nLayers (ms)\n";
+    char buf[200];
+    std::snprintf(buf, sizeof buf, "  %5s %12s %12s %12s %12s\n", "layer", "attn fwd", "attn bwd", "layer fwd", "layer bwd");
+    os << buf;
+    for (const auto& l : r.layers) {
+      std::snprintf(buf, sizeof buf, "  %5d %12s %12s %12s %12s\n", l.layer, ms(l.attention_forward_s).c_str(),
+                    ms(l.attention_backward_s).c_str(), ms(l.layer_forward_s).c_str(), ms(l.layer_backward_s).c_str());
+      os << buf;
+    }
+  }
+  os << "\nCritical path: " << r.critical_path.size() << " tasks, compute " << ms(r.critical_path_compute_s)
+     << " ms, communication " << ms(r.critical_path_comm_s) << " ms, idle " << ms(r.critical_path_idle_s) << " ms\n";
+  const std::size_t limit = options.critical_path_text_limit;
+  for (std::size_t i = 0; i < r.critical_path.size() && i < limit; ++i) {
+    const auto& c = r.critical_path[i];
+    char buf[240];
+    std::snprintf(buf, sizeof buf, "  %12s ms  %10s ms  rank %-5d %-18s %s\n", ms(c.start_s).c_str(),
+                  ms(c.end_s - c.start_s).c_str(), c.rank, to_string(c.kind), c.name.c_str());
+    os << buf;
+  }
+  if (r.critical_path.size() > limit) os << "  ... " << r.critical_path.size() - limit << " more\n";
+  if (r.memory) {
+    os << "\nMemory per GPU\n";
+    row(os, "peak", mib(r.memory->peak_bytes_per_gpu), "MiB");
+    row(os, "capacity", mib(r.memory->capacity_bytes_per_gpu), "MiB");
+    for (const auto& [item, b] : r.memory->breakdown_bytes) row(os, "  " + item, mib(b), "MiB");
+  }
+  return os.str();
+}
+
+std::string report_to_json(const Report& r) {
+  using nlohmann::json;
+  json j;
+  j["scenario"] = r.scenario;
+  j["backend"] = r.backend;
+  j["world_size"] = r.world_size;
+  j["gpus_per_node"] = r.gpus_per_node;
+  j["attention"] = {{"forward_s", r.attention_forward_s},
+                    {"backward_s", r.attention_backward_s},
+                    {"forward_tflops_per_gpu", r.attention_forward_tflops_per_gpu},
+                    {"backward_tflops_per_gpu", r.attention_backward_tflops_per_gpu},
+                    {"exposed_comm_forward_s", r.exposed_comm_forward_s},
+                    {"exposed_comm_backward_s", r.exposed_comm_backward_s}};
+  j["layer"] = {{"forward_s", r.layer_forward_s}, {"backward_s", r.layer_backward_s}, {"whole_layer", r.whole_layer}};
+  j["bytes"] = {{"intra_node", r.bytes_intra_node}, {"inter_node", r.bytes_inter_node}};
+  j["tasks"] = r.tasks;
+  j["wall_s"] = r.wall_s;
+  j["makespan_s"] = r.makespan_s;
+  j["step_s"] = r.step_s;
+  j["layers_simulated"] = r.layers_simulated;
+  j["num_layers"] = r.num_layers;
+  j["overlap_fraction"] = r.overlap_fraction;
+  j["compute_busy_s"] = r.compute_busy_s;
+  j["comm_busy_s"] = r.comm_busy_s;
+  j["slowest_rank"] = r.slowest_rank;
+  j["slowest_rank_wait"] = r.slowest_rank_wait;
+  json layers = json::array();
+  for (const auto& l : r.layers)
+    layers.push_back({{"layer", l.layer},
+                      {"attention_forward_s", l.attention_forward_s},
+                      {"attention_backward_s", l.attention_backward_s},
+                      {"layer_forward_s", l.layer_forward_s},
+                      {"layer_backward_s", l.layer_backward_s},
+                      {"exposed_comm_forward_s", l.exposed_comm_forward_s},
+                      {"exposed_comm_backward_s", l.exposed_comm_backward_s},
+                      {"slowest_rank_forward", l.slowest_rank_forward},
+                      {"slowest_rank_backward", l.slowest_rank_backward}});
+  j["layers"] = layers;
+  json cp = json::array();
+  for (const auto& c : r.critical_path)
+    cp.push_back({{"task", c.task}, {"rank", c.rank}, {"kind", to_string(c.kind)}, {"name", c.name},
+                  {"start_s", c.start_s}, {"end_s", c.end_s}});
+  j["critical_path"] = {{"compute_s", r.critical_path_compute_s},
+                        {"comm_s", r.critical_path_comm_s},
+                        {"idle_s", r.critical_path_idle_s},
+                        {"tasks", cp}};
+  if (r.memory) {
+    json b = json::object();
+    for (const auto& [item, bytes] : r.memory->breakdown_bytes) b[item] = bytes;
+    j["memory"] = {{"peak_bytes_per_gpu", r.memory->peak_bytes_per_gpu},
+                   {"capacity_bytes_per_gpu", r.memory->capacity_bytes_per_gpu},
+                   {"breakdown_bytes", b}};
+  }
+  return j.dump(2) + "\n";
+}
+
+std::string report_to_csv(const Report& r) {
+  std::ostringstream os;
+  os << "metric,value,unit\n";
+  auto put = [&](const char* name, double v, const char* unit) { os << name << ',' << fmt("%.9g", v) << ',' << unit << '\n'; };
+  os << "scenario," << r.scenario << ",\nbackend," << r.backend << ",\n";
+  put("world_size", r.world_size, "ranks");
+  put("tasks", static_cast<double>(r.tasks), "tasks");
+  put("attention_forward_s", r.attention_forward_s, "s");
+  put("attention_backward_s", r.attention_backward_s, "s");
+  put("attention_forward_tflops_per_gpu", r.attention_forward_tflops_per_gpu, "TFLOP/s");
+  put("attention_backward_tflops_per_gpu", r.attention_backward_tflops_per_gpu, "TFLOP/s");
+  put("exposed_comm_forward_s", r.exposed_comm_forward_s, "s");
+  put("exposed_comm_backward_s", r.exposed_comm_backward_s, "s");
+  put("layer_forward_s", r.layer_forward_s, "s");
+  put("layer_backward_s", r.layer_backward_s, "s");
+  put("makespan_s", r.makespan_s, "s");
+  put("step_s", r.step_s, "s");
+  put("overlap_fraction", r.overlap_fraction, "fraction");
+  put("bytes_intra_node", r.bytes_intra_node, "bytes");
+  put("bytes_inter_node", r.bytes_inter_node, "bytes");
+  put("slowest_rank", r.slowest_rank, "rank");
+  put("critical_path_tasks", static_cast<double>(r.critical_path.size()), "tasks");
+  put("critical_path_comm_s", r.critical_path_comm_s, "s");
+  put("wall_s", r.wall_s, "s");
+  if (r.memory) put("memory_peak_bytes_per_gpu", r.memory->peak_bytes_per_gpu, "bytes");
+  return os.str();
+}
+
+}  // namespace hcpsim

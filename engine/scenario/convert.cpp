@@ -1,0 +1,156 @@
+// The top level, `model:`, `train:`, `dist:` and `simulation:` sections.
+#include "engine/scenario/convert.h"
+
+#include <regex>
+
+namespace hcpsim::detail {
+
+namespace {
+
+// cp_comm_type names as TE spells them; "allgather" is Megatron's help-text spelling that TE rejects.
+std::optional<CpCommType> comm_type_of(const YAML::Node& n, const std::string& path, YamlReader& r) {
+  auto s = r.string_of(n, path);
+  if (!s) return std::nullopt;
+  if (*s == "p2p") return CpCommType::P2P;
+  if (*s == "all_gather") return CpCommType::AllGather;
+  if (*s == "a2a") return CpCommType::A2A;
+  if (*s == "a2a+p2p") return CpCommType::A2AP2P;
+  if (*s == "allgather") {
+    r.error(n, path, "Unsupported communication type: allgather!",
+            {"Transformer Engine spells it 'all_gather' (Megatron's --cp-comm-type help text says "
+             "'allgather', which TE rejects)"});
+  } else {
+    r.error(n, path, "Unsupported communication type: " + *s + "!",
+            {"valid values: p2p, all_gather, a2a, a2a+p2p (or a list with one per layer)"});
+  }
+  return std::nullopt;
+}
+
+void convert_model(const YAML::Node& m, YamlReader& r, Scenario& s) {
+  const std::string P = "model";
+  if (!r.check_map(m, P, P)) return;
+  auto& mo = s.model;
+  for (const char* k : {"num_layers", "hidden_size", "num_attention_heads", "seq_length"}) {
+    if (!m[k].IsDefined())
+      r.error(m, std::string("model.") + k, std::string("missing required field '") + k + "'");
+  }
+  auto set_int = [&](const char* key, int& dst) {
+    if (auto v = r.get_int(m, P, key, 1)) dst = static_cast<int>(*v);
+  };
+  set_int("num_layers", mo.num_layers);
+  set_int("hidden_size", mo.hidden_size);
+  set_int("ffn_hidden_size", mo.ffn_hidden_size);
+  set_int("num_attention_heads", mo.num_attention_heads);
+  set_int("num_query_groups", mo.num_query_groups);
+  set_int("kv_channels", mo.kv_channels);
+  if (auto v = r.get_int(m, P, "seq_length", 1)) mo.seq_length = *v;
+  if (auto v = r.get_choice(m, P, "attn_mask_type", {"causal", "no_mask"}))
+    mo.attn_mask_type = *v == "causal" ? MaskType::Causal : MaskType::NoMask;
+  if (auto v = r.get_choice(m, P, "params_dtype", {"bf16", "fp16"}))
+    mo.params_dtype = *v == "bf16" ? DType::BF16 : DType::FP16;
+  set_int("tensor_model_parallel_size", mo.tensor_model_parallel_size);
+  set_int("pipeline_model_parallel_size", mo.pipeline_model_parallel_size);
+  set_int("context_parallel_size", mo.context_parallel_size);
+  if (auto v = r.get_bool(m, P, "sequence_parallel")) mo.sequence_parallel = *v;
+
+  if (const YAML::Node n = m["cp_comm_type"]; n.IsDefined()) {
+    const std::string path = "model.cp_comm_type";
+    if (n.IsSequence()) {
+      std::vector<CpCommType> list;
+      bool ok = n.size() > 0;
+      if (!ok) r.error(n, path, "cp_comm_type list is empty", {"give one entry per layer, or a single name"});
+      for (std::size_t i = 0; i < n.size(); ++i) {
+        auto t = comm_type_of(n[i], path + "[" + std::to_string(i) + "]", r);
+        if (t) list.push_back(*t);
+        else ok = false;
+      }
+      if (ok) mo.cp_comm_type = list;
+    } else if (n.IsScalar()) {
+      if (auto t = comm_type_of(n, path, r)) mo.cp_comm_type = {*t};
+    } else {
+      r.error(n, path, std::string("cp_comm_type must be a str or list of str, got ") + node_kind(n) + ".");
+    }
+  }
+  if (const YAML::Node n = m["hierarchical_context_parallel_sizes"]; n.IsDefined() && !n.IsNull()) {
+    const std::string path = "model.hierarchical_context_parallel_sizes";
+    if (!n.IsSequence()) {
+      r.error(n, path, std::string("expected a list of sizes such as [4, 2], got ") + node_kind(n));
+    } else {
+      std::vector<int> sizes;
+      bool ok = true;
+      for (std::size_t i = 0; i < n.size(); ++i) {
+        auto v = r.int_of(n[i], path + "[" + std::to_string(i) + "]", 1);
+        if (v) sizes.push_back(static_cast<int>(*v));
+        else ok = false;
+      }
+      if (ok) mo.hierarchical_context_parallel_sizes = sizes;
+    }
+  }
+}
+
+void convert_simulation(const YAML::Node& m, YamlReader& r, Scenario& s) {
+  const std::string P = "simulation";
+  if (!r.check_map(m, P, P)) return;
+  if (auto v = r.get_string(m, P, "backend")) {
+    if (v->empty()) r.error(m["backend"], "simulation.backend", "backend name is empty",
+                            {"e.g. simgrid or analytic (`hcpsim simulate --help` lists them)"});
+    else s.simulation.backend = *v;
+  }
+  if (auto v = r.get_int(m, P, "layers", 1)) s.simulation.layers = static_cast<int>(*v);
+  if (const YAML::Node n = m["passes"]; n.IsDefined()) {
+    const std::string path = "simulation.passes";
+    if (!n.IsSequence() || n.size() == 0) {
+      r.error(n, path, std::string("expected a non-empty list such as [forward, backward], got ") + node_kind(n));
+      return;
+    }
+    bool fwd = false, bwd = false;
+    for (std::size_t i = 0; i < n.size(); ++i) {
+      const std::string ip = path + "[" + std::to_string(i) + "]";
+      auto p = r.string_of(n[i], ip);
+      if (!p) continue;
+      bool& flag = *p == "forward" ? fwd : bwd;
+      if (*p != "forward" && *p != "backward") {
+        r.error(n[i], ip, "unknown pass '" + *p + "' (valid values: forward, backward)");
+      } else if (flag) {
+        r.error(n[i], ip, "pass '" + *p + "' is listed twice");
+      } else {
+        flag = true;
+      }
+    }
+    s.simulation.forward = fwd;
+    s.simulation.backward = bwd;
+  }
+}
+
+}  // namespace
+
+void convert_scenario(const YAML::Node& root, YamlReader& r, const ConvertInputs& in, Scenario& s) {
+  if (!r.check_map(root, "", "")) return;
+  if (!root["name"].IsDefined()) {
+    r.error(root, "name", "missing required field 'name'", {"e.g. name: llama3-8b-128k-dgx-h100"});
+  } else if (auto v = r.get_string(root, "", "name")) {
+    static const std::regex valid("[a-z0-9._-]+");
+    if (!std::regex_match(*v, valid))
+      r.error(root["name"], "name", "name '" + *v + "' may only use a-z, 0-9, '.', '_' and '-'");
+    else s.name = *v;
+  }
+  if (auto v = r.get_string(root, "", "description")) s.description = *v;
+
+  if (!root["model"].IsDefined()) r.error(root, "model", "missing required section 'model'");
+  else convert_model(root["model"], r, s);
+
+  if (const YAML::Node t = root["train"]; t.IsDefined() && r.check_map(t, "train", "train")) {
+    if (auto v = r.get_int(t, "train", "micro_batch_size", 1)) s.train.micro_batch_size = static_cast<int>(*v);
+  }
+  if (const YAML::Node d = root["dist"]; d.IsDefined() && r.check_map(d, "dist", "dist")) {
+    if (auto v = r.get_bool(d, "dist", "use_decentralized_pg")) s.dist.use_decentralized_pg = *v;
+    if (auto v = r.get_string(d, "dist", "order")) s.dist.order = *v;
+  }
+  bool nics_set = false;
+  if (const YAML::Node c = root["cluster"]; c.IsDefined()) convert_cluster(c, r, in, s.cluster, nics_set, true);
+  if (!nics_set) s.cluster.nics_per_node = s.cluster.gpus_per_node;
+  if (const YAML::Node m = root["simulation"]; m.IsDefined()) convert_simulation(m, r, s);
+  if (s.model.num_query_groups == 0) s.model.num_query_groups = s.model.num_attention_heads;
+}
+
+}  // namespace hcpsim::detail

@@ -1,0 +1,29 @@
+#pragma once
+// Internal to the loader: converts a checked YAML tree into a Scenario, collecting every error.
+#include <yaml-cpp/yaml.h>
+
+#include <string>
+
+#include "engine/scenario/scenario.h"
+#include "engine/scenario/yaml_reader.h"
+
+namespace hcpsim::detail {
+
+struct ConvertInputs {
+  std::string hardware_dir;   // presets folder
+  std::string base_dir;       // folder that relative paths (calibration) are resolved against
+};
+
+// Fills `s` from the root mapping; errors go to the reader's diagnostics.
+void convert_scenario(const YAML::Node& root, YamlReader& r, const ConvertInputs& in, Scenario& s);
+
+// Reads the `cluster:` section (also used for cluster preset files, with allow_preset = false).
+// `nics_set` becomes true when nics_per_node was given.
+void convert_cluster(const YAML::Node& cluster, YamlReader& r, const ConvertInputs& in,
+                     ClusterConfig& c, bool& nics_set, bool allow_preset);
+
+// Reads `cluster.gpu` (a preset name or a mapping) into `gpu`.
+void convert_gpu(const YAML::Node& g, const std::string& path, YamlReader& r, const ConvertInputs& in,
+                 GpuSpec& gpu);
+
+}  // namespace hcpsim::detail

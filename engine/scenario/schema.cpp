@@ -1,0 +1,88 @@
+#include "engine/scenario/schema.h"
+
+#include <algorithm>
+#include <set>
+
+namespace hcpsim::schema {
+
+const std::vector<std::string>& all_paths() {
+  static const std::vector<std::string> paths{
+      "name", "description",
+      "model", "model.num_layers", "model.hidden_size", "model.ffn_hidden_size",
+      "model.num_attention_heads", "model.num_query_groups", "model.kv_channels",
+      "model.seq_length", "model.attn_mask_type", "model.params_dtype",
+      "model.tensor_model_parallel_size", "model.pipeline_model_parallel_size",
+      "model.context_parallel_size", "model.cp_comm_type",
+      "model.hierarchical_context_parallel_sizes", "model.sequence_parallel",
+      "train", "train.micro_batch_size",
+      "dist", "dist.use_decentralized_pg", "dist.order",
+      "cluster", "cluster.preset", "cluster.nodes", "cluster.gpus_per_node", "cluster.gpu",
+      "cluster.gpu.name", "cluster.gpu.bf16_tflops", "cluster.gpu.hbm_bandwidth", "cluster.gpu.memory",
+      "cluster.intra_node", "cluster.intra_node.bandwidth", "cluster.intra_node.latency",
+      "cluster.inter_node", "cluster.inter_node.nic_bandwidth", "cluster.inter_node.nics_per_node",
+      "cluster.inter_node.latency", "cluster.inter_node.topology", "cluster.inter_node.oversubscription",
+      "cluster.efficiency", "cluster.efficiency.attention_forward",
+      "cluster.efficiency.attention_backward", "cluster.efficiency.gemm", "cluster.efficiency.memory",
+      "cluster.efficiency.intra_node_link", "cluster.efficiency.inter_node_link",
+      "cluster.calibration",
+      "cluster.faults", "cluster.faults[].rank", "cluster.faults[].slowdown", "cluster.faults[].node",
+      "cluster.faults[].nic", "cluster.faults[].bandwidth_factor", "cluster.faults[].failed",
+      "simulation", "simulation.backend", "simulation.passes", "simulation.layers"};
+  return paths;
+}
+
+bool is_known_path(const std::string& path) {
+  const auto& p = all_paths();
+  return std::find(p.begin(), p.end(), path) != p.end();
+}
+
+std::vector<std::string> child_keys(const std::string& parent) {
+  std::vector<std::string> out;
+  const std::string prefix = parent.empty() ? "" : parent + ".";
+  for (const auto& p : all_paths()) {
+    if (p.compare(0, prefix.size(), prefix) != 0) continue;
+    const std::string rest = p.substr(prefix.size());
+    if (rest.empty() || rest.find('.') != std::string::npos) continue;
+    if (rest.find("[]") != std::string::npos) continue;
+    out.push_back(rest);
+  }
+  return out;
+}
+
+std::size_t edit_distance(const std::string& a, const std::string& b) {
+  std::vector<std::size_t> prev(b.size() + 1), cur(b.size() + 1);
+  for (std::size_t j = 0; j <= b.size(); ++j) prev[j] = j;
+  for (std::size_t i = 1; i <= a.size(); ++i) {
+    cur[0] = i;
+    for (std::size_t j = 1; j <= b.size(); ++j) {
+      const std::size_t sub = prev[j - 1] + (a[i - 1] == b[j - 1] ? 0 : 1);
+      cur[j] = std::min({prev[j] + 1, cur[j - 1] + 1, sub});
+    }
+    std::swap(prev, cur);
+  }
+  return prev[b.size()];
+}
+
+std::string closest(const std::string& word, const std::vector<std::string>& candidates) {
+  const std::size_t limit = std::max<std::size_t>(2, word.size() / 3);
+  std::string best;
+  std::size_t best_d = limit + 1;
+  for (const auto& c : candidates) {
+    const std::size_t d = edit_distance(word, c);
+    if (d < best_d) {
+      best_d = d;
+      best = c;
+    }
+  }
+  return best;
+}
+
+std::string did_you_mean(const std::string& word, const std::vector<std::string>& candidates) {
+  const std::string best = closest(word, candidates);
+  if (!best.empty()) return "did you mean '" + best + "'?";
+  std::string list;
+  for (const auto& c : candidates) list += (list.empty() ? "" : ", ") + c;
+  return "valid keys here: " + list;
+}
+
+}  // namespace hcpsim::schema

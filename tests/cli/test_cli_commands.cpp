@@ -1,0 +1,133 @@
+// hcpsim validate / layout on the shipped scenarios, the layout JSON contract, help and version.
+#include <gtest/gtest.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <filesystem>
+#include <fstream>
+#include <nlohmann/json.hpp>
+
+#include "engine/layout/rank_layout.h"
+#include "engine/scenario/loader.h"
+#include "run_command.h"
+
+namespace hcpsim {
+namespace {
+
+namespace fs = std::filesystem;
+
+std::vector<std::string> scenario_files() {
+  std::vector<std::string> out;
+  for (const auto& e : fs::directory_iterator(fs::path(HCPSIM_SOURCE_DIR) / "scenarios"))
+    if (e.is_regular_file() && e.path().extension() == ".yaml") out.push_back(e.path().string());
+  std::sort(out.begin(), out.end());
+  return out;
+}
+
+std::string scratch(const std::string& tag) {
+  return (fs::temp_directory_path() / ("hcpsim_cli_" + tag + "_" + std::to_string(::getpid()))).string();
+}
+
+TEST(CliScenarios, AtLeastNineShippedScenarios) { EXPECT_GE(scenario_files().size(), 9u); }
+
+TEST(CliScenarios, ValidateAcceptsEveryShippedScenario) {
+  for (const auto& f : scenario_files()) {
+    const auto r = test::run_hcpsim("validate '" + f + "'", scratch("v"));
+    EXPECT_EQ(r.exit_code, 0) << f << "\n" << r.err;
+    EXPECT_EQ(r.err.find("error:"), std::string::npos) << f << "\n" << r.err;
+    // The name field matches the file name, so scenarios can be found by name.
+    EXPECT_NE(r.out.find(fs::path(f).stem().string()), std::string::npos) << r.out;
+  }
+}
+
+TEST(CliScenarios, ShippedScenariosCoverAllFourCommTypes) {
+  std::set<CpCommType> seen;
+  LoadOptions o;
+  o.hardware_dir = std::string(HCPSIM_SOURCE_DIR) + "/scenarios/hardware";
+  for (const auto& f : scenario_files())
+    for (CpCommType t : load_scenario_file(f, o).model.cp_comm_type) seen.insert(t);
+  EXPECT_EQ(seen.size(), 4u);
+}
+
+// Checks one layout JSON against the contract and against RankLayout built from the same scenario.
+void check_layout_json(const std::string& file) {
+  const auto r = test::run_hcpsim("layout '" + file + "' --format json", scratch("l"));
+  ASSERT_EQ(r.exit_code, 0) << file << "\n" << r.err;
+  const auto j = nlohmann::json::parse(r.out);
+  LoadOptions o;
+  o.hardware_dir = std::string(HCPSIM_SOURCE_DIR) + "/scenarios/hardware";
+  const Scenario s = load_scenario_file(file, o);
+  const RankLayout L = RankLayout::from_scenario(s);
+  ASSERT_EQ(j.at("world_size").get<int>(), s.world_size());
+  EXPECT_EQ(j.at("order").get<std::string>(), s.dist.order);
+  const bool hier = !s.model.hierarchical_context_parallel_sizes.empty();
+  std::vector<std::string> keys{"tp", "cp", "dp", "pp", "dp_cp", "tp_cp"};
+  if (hier) keys.insert(keys.end(), {"hcp_a2a", "hcp_p2p"});
+  EXPECT_EQ(j.at("groups").size(), keys.size());
+  for (const auto& k : keys) {
+    const auto& groups = j.at("groups").at(k);
+    std::vector<int> count(static_cast<std::size_t>(s.world_size()), 0);
+    for (const auto& g : groups) {
+      const auto v = g.get<std::vector<int>>();
+      EXPECT_TRUE(std::is_sorted(v.begin(), v.end())) << k;
+      for (int x : v) ++count.at(static_cast<std::size_t>(x));
+    }
+    for (int c : count) EXPECT_EQ(c, 1) << file << " " << k;   // every rank once per kind
+  }
+  ASSERT_EQ(j.at("ranks").size(), static_cast<std::size_t>(s.world_size()));
+  for (int r2 = 0; r2 < s.world_size(); ++r2) {
+    const auto& e = j.at("ranks").at(static_cast<std::size_t>(r2));
+    for (const char* k : {"rank", "node", "gpu", "tp", "cp", "dp", "pp", "a2a", "ring"}) ASSERT_TRUE(e.contains(k)) << k;
+    EXPECT_EQ(e["rank"], r2);
+    EXPECT_EQ(e["node"], r2 / s.cluster.gpus_per_node);
+    EXPECT_EQ(e["gpu"], r2 % s.cluster.gpus_per_node);
+    EXPECT_EQ(e["tp"], r2 % s.tp());                  // tp is the stride-1 axis in both orders
+    EXPECT_EQ(e["cp"], (r2 / s.tp()) % s.cp());       // cp comes right after tp in both orders
+  }
+}
+
+TEST(CliScenarios, LayoutJsonFollowsTheContract) {
+  for (const auto& f : scenario_files()) check_layout_json(f);
+}
+
+TEST(CliLayout, TextShowsGroupNamesNodeMapAndRings) {
+  const std::string f = std::string(HCPSIM_SOURCE_DIR) + "/scenarios/llama3-70b-128k-dgx-h100-hcp.yaml";
+  const auto r = test::run_hcpsim("layout '" + f + "'", scratch("t"));
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  for (const char* s : {"TENSOR_MODEL_PARALLEL_GROUP", "CONTEXT_PARALLEL_GROUP", "HIERARCHICAL_CONTEXT_PARALLEL_GROUP_L0",
+                        "HIERARCHICAL_CONTEXT_PARALLEL_GROUP_L1", "node 3:", "a2a 0:0",
+                        // tp=2, A=4: ring 0 is CP indices 0,4,8,12 = global 0,8,16,24, one per node.
+                        "ring 0: r0(n0) -> r8(n1) -> r16(n2) -> r24(n3) -> r0   [0 intra, 4 inter hops]"})
+    EXPECT_NE(r.out.find(s), std::string::npos) << s << "\n" << r.out;
+}
+
+TEST(CliLayout, LargeWorldSummarises) {
+  const std::string f = std::string(HCPSIM_SOURCE_DIR) + "/scenarios/llama3-405b-128k-dgx-h100-p2p.yaml";
+  const auto r = test::run_hcpsim("layout '" + f + "' cluster.nodes=512 model.seq_length=1048576", scratch("big"));
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_NE(r.out.find("world_size 4096"), std::string::npos);
+  EXPECT_NE(r.out.find("more nodes"), std::string::npos);
+  EXPECT_LT(r.out.size(), 30000u);
+}
+
+TEST(CliHelp, HelpVersionAndExamples) {
+  const auto v = test::run_hcpsim("--version", scratch("ver"));
+  EXPECT_EQ(v.exit_code, 0);
+  EXPECT_NE(v.out.find(HCPSIM_VERSION), std::string::npos);
+  for (const char* cmd : {"validate", "layout"}) {
+    const auto h = test::run_hcpsim(std::string(cmd) + " --help", scratch("h"));
+    EXPECT_EQ(h.exit_code, 0);
+    EXPECT_NE(h.out.find("Examples:"), std::string::npos) << cmd;
+    EXPECT_NE(h.out.find(std::string("hcpsim ") + cmd + " scenarios/"), std::string::npos) << cmd;
+  }
+}
+
+TEST(CliValidate, WarningsKeepExitZero) {
+  const std::string f = std::string(HCPSIM_SOURCE_DIR) + "/scenarios/llama3-8b-64k-dgx-h100-p2p.yaml";
+  const auto r = test::run_hcpsim("validate '" + f + "' model.seq_length=4096", scratch("w"));
+  EXPECT_EQ(r.exit_code, 0);
+  EXPECT_NE(r.err.find("warning: model.seq_length: <override 1> each CP rank holds only 512 tokens"), std::string::npos) << r.err;
+}
+
+}  // namespace
+}  // namespace hcpsim
