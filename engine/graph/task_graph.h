@@ -3,8 +3,9 @@
 // attention, with dependencies (stream order is expressed as edges too). Built once by a schedule
 // builder (engine/schedule/), then run unchanged by any backend (analytic, simgrid, reference, cuda).
 //
-// Storage: tasks live in a vector indexed by TaskId; edges in a Boost.Graph bidirectional adjacency
-// list over the same indices. Communication tasks of one collective (or one ring exchange) share a
+// Storage: tasks live in a vector indexed by TaskId. Edges are collected as a flat list while the
+// graph is built and turned, on first query, into a Boost.Graph bidirectional compressed-sparse-row
+// graph over the same indices (about 12 bytes per edge: million-task graphs stay small). Communication tasks of one collective (or one ring exchange) share a
 // CommOp; attention tasks point at an AttentionShape.
 #include <cstdint>
 #include <string>
@@ -12,7 +13,10 @@
 #include <unordered_map>
 #include <vector>
 
-#include <boost/graph/adjacency_list.hpp>
+#include <atomic>
+#include <mutex>
+
+#include <boost/graph/compressed_sparse_row_graph.hpp>
 
 #include "engine/graph/payload.h"
 #include "engine/layout/rank_layout.h"
@@ -110,7 +114,14 @@ struct CommOp {
 
 class TaskGraph {
  public:
-  using Adjacency = boost::adjacency_list<boost::vecS, boost::vecS, boost::bidirectionalS>;
+  using Adjacency = boost::compressed_sparse_row_graph<boost::bidirectionalS, boost::no_property,
+                                                       boost::no_property, boost::no_property,
+                                                       std::uint32_t, std::uint32_t>;
+  TaskGraph() = default;
+  TaskGraph(const TaskGraph& o);
+  TaskGraph& operator=(const TaskGraph& o);
+  TaskGraph(TaskGraph&& o) noexcept;
+  TaskGraph& operator=(TaskGraph&& o) noexcept;
 
   // Adds a task; its id is assigned (the `id` field of `t` is ignored). Returns the id.
   TaskId add_task(Task t, std::string_view label);
@@ -122,14 +133,16 @@ class TaskGraph {
   std::uint32_t intern(std::string_view label);
 
   std::size_t size() const { return tasks_.size(); }
-  std::size_t edge_count() const { return boost::num_edges(g_); }
+  std::size_t edge_count() const { return boost::num_edges(adjacency()); }
   const Task& task(TaskId id) const { return tasks_[id]; }
   Task& task(TaskId id) { return tasks_[id]; }
   const std::vector<Task>& tasks() const { return tasks_; }
   std::vector<TaskId> deps(TaskId id) const;        // predecessors
   std::vector<TaskId> successors(TaskId id) const;
-  std::size_t in_degree(TaskId id) const { return boost::in_degree(id, g_); }
-  const Adjacency& adjacency() const { return g_; }
+  std::size_t in_degree(TaskId id) const { return boost::in_degree(id, adjacency()); }
+  // The dependency graph (edges before -> after). Building it is lazy and thread-safe; adding a
+  // dependency afterwards rebuilds it on the next query.
+  const Adjacency& adjacency() const;
 
   const std::vector<CommOp>& comms() const { return comms_; }
   CommOp& comm(std::uint32_t i) { return comms_[i]; }
@@ -149,8 +162,14 @@ class TaskGraph {
   std::string scenario_name;
 
  private:
+  void finalize() const;
+
   std::vector<Task> tasks_;
-  Adjacency g_;
+  mutable std::vector<std::pair<TaskId, TaskId>> pending_edges_;   // added since the last finalize
+  mutable Adjacency g_;
+  mutable std::atomic<bool> dirty_{false};
+  mutable std::mutex finalize_mutex_;
+  std::unordered_map<std::string, std::uint32_t> attention_index_;   // dedup of identical shapes
   std::vector<CommOp> comms_;
   std::vector<AttentionShape> attention_;
   std::vector<TaskPayload> payloads_;
