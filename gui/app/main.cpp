@@ -9,6 +9,7 @@
 
 #include "engine/core/diagnostics.h"
 #include "engine/scenario/loader.h"
+#include "engine/scenario/validate.h"
 #include "gui/app/main_window.h"
 #include "gui/views/screenshot.h"
 
@@ -108,6 +109,11 @@ int main(int argc, char** argv) {
       hcpsim::LoadOptions lo;
       for (const QString& o : overrides) lo.overrides.push_back(o.toStdString());
       scenario = std::make_unique<hcpsim::Scenario>(hcpsim::load_scenario_file(file.toStdString(), lo));
+      const hcpsim::Diagnostics d = hcpsim::validate(*scenario);
+      if (d.has_errors()) {
+        std::fprintf(stderr, "%s", hcpsim::format_diagnostics(d, file.toStdString()).c_str());
+        return 1;
+      }
     } catch (const hcpsim::ScenarioError& e) {
       std::fprintf(stderr, "%s", hcpsim::format_diagnostics(e.diagnostics(), e.file()).c_str());
       return 1;

@@ -113,6 +113,8 @@ class RingItem : public QGraphicsItem {
       const QPointF pa = g.gpu_center(a), pb = g.gpu_center(b);
       if (!visible.contains(pa) && !visible.contains(pb)) continue;
       const bool highlighted = !sel.empty() && sel[static_cast<std::size_t>(a)];
+      // Zoomed out on a big cluster, thousands of arrows are noise: only the selected ring's remain.
+      if (lod < 0.25 && !highlighted && edges_.size() > 256) continue;
       QColor c = QColor(0x20, 0x20, 0x20);
       c.setAlpha(s_->selected >= 0 && !highlighted ? 50 : 190);
       const QLineF line(pa, pb);
@@ -165,6 +167,8 @@ LayoutView::LayoutView(QWidget* parent)
   setTransformationAnchor(QGraphicsView::AnchorUnderMouse);
   setBackgroundBrush(background_color());
   setMouseTracking(true);
+  setHorizontalScrollBarPolicy(Qt::ScrollBarAlwaysOff);   // drag pans, wheel zooms
+  setVerticalScrollBarPolicy(Qt::ScrollBarAlwaysOff);
   setMinimumSize(320, 240);
 }
 
@@ -178,7 +182,7 @@ void LayoutView::set_layout(std::shared_ptr<const RankLayout> layout) {
   state_->geometry = LayoutGeometry::build(L.nodes(), L.gpus_per_node());
   for (int n = 0; n < L.nodes(); ++n) scene_->addItem(new NodeItem(state_, n));
   scene_->addItem(new RingItem(state_));
-  scene_->setSceneRect(state_->geometry.bounds().adjusted(-30, -70, 30, 30));
+  scene_->setSceneRect(state_->geometry.bounds().adjusted(-400, -400, 400, 400));
   fit();
 }
 
@@ -214,7 +218,13 @@ void LayoutView::select_rank(int rank) {
 
 void LayoutView::fit() {
   if (!state_->layout) return;
-  fitInView(scene_->sceneRect(), Qt::KeepAspectRatio);
+  // Leave about 60 px at the top of the viewport for the header text, whatever the zoom.
+  const QRectF b = state_->geometry.bounds().adjusted(-20, -20, 20, 20);
+  fitInView(b, Qt::KeepAspectRatio);
+  for (int i = 0; i < 2; ++i) {
+    const double s = std::max(1e-6, transform().m11());
+    fitInView(b.adjusted(0, -60 / s, 0, 0), Qt::KeepAspectRatio);
+  }
 }
 
 QColor LayoutView::color_of(int rank) const { return cell_color(*state_, rank); }

@@ -182,7 +182,9 @@ void TimelineView::paintEvent(QPaintEvent*) {
     p.drawLine(QPointF(x, top - 6), QPointF(x, top));
     p.drawText(QPointF(x + 2, top - 9), TimelineGeometry::format_time(std::fabs(t) < step * 1e-6 ? 0 : t));
   }
-  p.drawText(QPointF(4, top - 9), two ? tr("pred ▲ / meas ▼") : QString::fromStdString(pred_.source).section('/', -1));
+  const QString src = two ? tr("pred ▲ / meas ▼") : QString::fromStdString(pred_.source).section('/', -1);
+  p.drawText(QRectF(4, 0, TimelineGeometry::kLabelWidth - 10, top), Qt::AlignVCenter | Qt::AlignLeft,
+             p.fontMetrics().elidedText(src, Qt::ElideRight, static_cast<int>(TimelineGeometry::kLabelWidth - 10)));
   // Legend of the kinds present.
   std::set<int> kinds;
   for (const auto& e : pred_.events) if (e.has_kind) kinds.insert(static_cast<int>(e.kind));
