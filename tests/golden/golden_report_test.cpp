@@ -91,7 +91,9 @@ TEST(ExampleTrace, PerfettoSchema) {
     EXPECT_GE(e["dur"].get<double>(), 0.0);
     EXPECT_EQ(e["pid"].get<int>(), a["rank"].get<int>() / s.cluster.gpus_per_node);
     tasks.insert(a["task"].get<long>());
-    if (a["kind"] == "send_recv") EXPECT_FALSE(a["peers"].empty());
+    if (a["kind"] == "send_recv") {
+      EXPECT_FALSE(a["peers"].empty());
+    }
   }
   EXPECT_EQ(complete, r.tasks);
   EXPECT_EQ(tasks.size(), r.tasks);
