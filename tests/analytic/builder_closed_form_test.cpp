@@ -102,7 +102,9 @@ TEST(BuilderClosedForm, UlyssesA2aIsPortBound) {
     const double T = 1.0 * (S / A) * 8 * 128 * 2;
     const double X = 2e-6 + (A - 1.0) / A * T / (450e9 * 0.82 * (T / A) / (T / A + 1024.0 * 1024));
     for (const auto& op : g.comms())
-      if (op.kind == TaskKind::AllToAll) EXPECT_DOUBLE_EQ(op.bytes_per_rank, T);
+      if (op.kind == TaskKind::AllToAll) {
+        EXPECT_DOUBLE_EQ(op.bytes_per_rank, T);
+      }
     // Non-overlapped parts: Perm_Q before the first a2a; Reord_V, attention, Perm_O after the last
     // input a2a; Reord_O after A2A_O. The other copies hide under the a2a's.
     const double exposed = task_s(g, cm, 0, "L0.fwd.perm_q") + task_s(g, cm, 0, "L0.fwd.reord_v") +
