@@ -7,6 +7,8 @@
 
 #include "engine/memory/memory_model.h"
 #include "engine/planning/planner.h"
+#include "engine/scenario/loader.h"
+#include "engine/scenario/validate.h"
 
 namespace hcpsim::planning {
 namespace {
@@ -164,6 +166,26 @@ TEST(Planner, NothingFitsGivesAnEmptyPlan) {
   const PlanOutcome out = plan(base, PlanOptions{}, test_validate, fake_predict);
   EXPECT_TRUE(out.best.empty());
   EXPECT_GT(out.out_of_memory, 0u);
+}
+
+TEST(Planner, EngineValidatorAndShippedScenario) {
+  // The real validate() on the shipped Llama-3-70B scenario: every proposal validates without
+  // errors and fits; the rejected set includes pure a2a beyond the KV heads.
+  LoadOptions lo;
+  lo.overrides = {"model.pipeline_model_parallel_size=4", "cluster.nodes=8"};   // 70B needs pp to fit
+  const Scenario base = load_scenario_file(std::string(HCPSIM_SOURCE_DIR) +
+                                           "/scenarios/llama3-70b-128k-dgx-h100-hcp.yaml", lo);
+  PlanOptions o = full_recompute(1000);
+  const PlanOutcome out = plan(base, o, [](const Scenario& s) { return validate(s); }, fake_predict);
+  ASSERT_FALSE(out.best.empty());
+  EXPECT_GT(out.invalid, 0u);
+  for (const PlanEntry& e : out.best) {
+    EXPECT_FALSE(validate(e.scenario).has_errors()) << e.candidate.label();
+    EXPECT_TRUE(estimate_memory(e.scenario, o.memory).fits) << e.candidate.label();
+    if (e.candidate.comm == CpCommType::A2A) {
+      EXPECT_LE(e.candidate.cp, e.scenario.kv_heads_per_tp_rank());
+    }
+  }
 }
 
 }  // namespace
