@@ -90,8 +90,9 @@ TEST(Planner, EnumeratesEverySplitOnOneNode) {
     }
   }
   EXPECT_EQ(hcp, 4);   // tp1: [2,2] [2,4] [4,2]; tp2: [2,2]
-  // pp = 2 adds the tp-cp-ep-pp-dp order.
-  EXPECT_EQ(enumerate_candidates(llama70b(2, 2), 16).size(), 2 * 26u);
+  // pp = 2 on 16 GPUs (8 per stage) adds the tp-cp-ep-pp-dp order wherever dp > 1:
+  // tp1: cp1 1x2, cp2 3x2, cp4 4x2, cp8 5x1 = 21; tp2: 1x2 + 3x2 + 4 = 12; tp4: 1x2 + 3 = 5; tp8: 1.
+  EXPECT_EQ(enumerate_candidates(llama70b(2, 2), 16).size(), 39u);
   EXPECT_THROW(enumerate_candidates(llama70b(1, 1), 12), std::invalid_argument);
 }
 
