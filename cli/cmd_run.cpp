@@ -22,6 +22,7 @@ struct RunArgs {
   int iterations = 5;
   int warmup = 1;
   unsigned long long seed = 1;
+  double timeout_s = 120;
 };
 
 }  // namespace
@@ -40,12 +41,20 @@ void add_run_command(CLI::App& app, CliContext& ctx) {
       ->capture_default_str();
   cmd->add_option("--warmup", args->warmup, "Untimed runs before timing")->check(CLI::Range(0, 100))->capture_default_str();
   cmd->add_option("--seed", args->seed, "Seed of the synthetic input data")->capture_default_str();
+  cmd->add_option("--timeout", args->timeout_s,
+                  "Multi-process: seconds one pass over the graph may take before every rank is aborted")
+      ->check(CLI::PositiveNumber)
+      ->capture_default_str();
   cmd->footer(
       "Needs a build with CUDA (nvcc, NCCL, MPI found) and an NVIDIA GPU (sm_80 or newer).\n"
+      "Without --emulate-ranks: one MPI process per GPU and per rank (mpirun -np WORLD_SIZE), NCCL\n"
+      "communicators split per group, every task timed with CUDA events on a common clock\n"
+      "(written without a GPU to test it: see docs/validation.md).\n"
       "--emulate-ranks times each task alone with the real kernels and places the measured\n"
       "durations on the graph's dependencies; compare it with a prediction task by task.\n"
-      "Multi-process runs (mpirun, one GPU per rank, NCCL) are not implemented yet.\n\n"
+      "Compute tasks run on synthetic data of the task's shape; --check is not implemented yet.\n\n"
       "Examples:\n"
+      "  mpirun -np 8 hcpsim run s.yaml --trace measured.json\n"
       "  hcpsim run scenarios/small.yaml --emulate-ranks --trace measured.json\n"
       "  hcpsim run s.yaml model.seq_length=8192 --emulate-ranks --iterations 10\n"
       "  hcpsim simulate s.yaml --trace predicted.json && hcpsim compare predicted.json measured.json");
@@ -60,6 +69,7 @@ void add_run_command(CLI::App& app, CliContext& ctx) {
     r.emulate.iterations = args->iterations;
     r.emulate.warmup = args->warmup;
     r.emulate.seed = args->seed;
+    r.timeout_s = args->timeout_s;
     ctx.exit_code = kernels::run_scenario(r, std::cout, std::cerr);
 #else
     std::cerr << "hcpsim run: error: this hcpsim was built without CUDA support (configure with "

@@ -1,18 +1,134 @@
-// hcpsim simulate — not implemented yet (placeholder until its issue lands).
+// hcpsim simulate FILE [k=v...] [--backend NAME] [--format text|json|csv] [--trace out.json]
+//                 [--explain-route A B]
 #include <CLI/CLI.hpp>
+#include <fstream>
 #include <iostream>
+#include <memory>
 
 #include "cli/commands.h"
+#include "cli/scenario_args.h"
+#include "engine/backend/backend.h"
+#include "engine/cost/route.h"
+#include "engine/report/simulate.h"
+#ifdef HCPSIM_HAVE_SIMGRID
+#include "sim/simgrid_backend.h"
+#endif
 
 namespace hcpsim::cli {
+namespace {
+
+struct SimulateArgs {
+  ScenarioArgs scenario;
+  std::string backend;   // empty: scenario.simulation.backend
+  std::string format = "text";
+  std::string trace_path;
+  std::vector<int> explain_route;
+};
+
+BackendRegistry& registry() {
+  static BackendRegistry r = [] {
+    BackendRegistry reg;
+    register_engine_backends(reg);
+#ifdef HCPSIM_HAVE_SIMGRID
+    sim::register_simgrid_backend(reg);
+#endif
+    return reg;
+  }();
+  return r;
+}
+
+void print_route(const Scenario& s, int a, int b) {
+  const CostModel cost(s);
+  const RouteModel routes(s, cost);
+  const Route r = routes.route(a, b);
+  std::cout << "route " << a << " -> " << b << " (analytic model)\n";
+  if (r.self) {
+    std::cout << "  same GPU: no link, no cost\n";
+  } else if (r.link_class == LinkClass::IntraNode) {
+    std::cout << "  node " << r.src_node << ": NVSwitch port of GPU " << a % s.cluster.gpus_per_node << " -> port of GPU "
+              << b % s.cluster.gpus_per_node << ", " << r.bottleneck_Bps / 1e9 << " GB/s, latency " << r.latency_s * 1e6
+              << " us\n";
+  } else {
+    std::cout << "  NIC " << r.src_nic << " of node " << r.src_node << " -> fabric -> NIC " << r.dst_nic << " of node "
+              << r.dst_node << ", bottleneck " << r.bottleneck_Bps / 1e9 << " GB/s, latency " << r.latency_s * 1e6
+              << " us\n";
+  }
+#ifdef HCPSIM_HAVE_SIMGRID
+  std::cout << "SimGrid platform:\n" << sim::explain_route(s, a, b);
+#endif
+}
+
+int run(const SimulateArgs& args) {
+  int code = 0;
+  auto loaded = load_for_command(args.scenario.file, args.scenario.overrides, code);
+  if (!loaded) return code;
+  const Scenario& s = *loaded;
+  try {
+    if (!args.explain_route.empty()) {
+      const int a = args.explain_route[0], b = args.explain_route[1];
+      if (a < 0 || b < 0 || a >= s.world_size() || b >= s.world_size()) {
+        std::cerr << "hcpsim simulate: error: --explain-route: ranks must be in 0.." << s.world_size() - 1 << '\n';
+        return 1;
+      }
+      print_route(s, a, b);
+      return 0;
+    }
+    const std::string name = args.backend.empty() ? s.simulation.backend : args.backend;
+    if (!registry().has(name)) {
+      std::cerr << "hcpsim simulate: error: " << (args.backend.empty() ? "simulation.backend" : "--backend")
+                << ": unknown backend '" << name << "'; valid backends in this build:";
+      for (const auto& n : registry().names()) std::cerr << ' ' << n;
+      std::cerr << '\n';
+      return args.backend.empty() ? 1 : 2;
+    }
+    auto backend = registry().create(name);
+    if (!backend->capabilities().predicts_time) {
+      std::cerr << "hcpsim simulate: error: backend '" << name << "' does not predict time (use hcpsim verify)\n";
+      return 2;
+    }
+    SimulateOptions opt;
+    opt.progress = [](std::size_t done, std::size_t total, double t) {
+      if (total >= 200000) std::cerr << "simulate: " << done << "/" << total << " tasks, t = " << t << " s\n";
+    };
+    const SimulationResult r = simulate_scenario(s, *backend, opt);
+    if (!args.trace_path.empty()) {
+      std::ofstream out(args.trace_path);
+      if (!out) {
+        std::cerr << "hcpsim simulate: error: --trace: cannot write " << args.trace_path << '\n';
+        return 1;
+      }
+      write_chrome_trace(r.trace, out);
+    }
+    if (args.format == "json") std::cout << report_to_json(r.report);
+    else if (args.format == "csv") std::cout << report_to_csv(r.report);
+    else std::cout << report_to_text(r.report);
+    return 0;
+  } catch (const std::exception& e) {
+    std::cerr << args.scenario.file << ": error: " << e.what() << '\n';
+    return 1;
+  }
+}
+
+}  // namespace
 
 void add_simulate_command(CLI::App& app, CliContext& ctx) {
-  auto* cmd = app.add_subcommand("simulate", "(not implemented yet)");
-  cmd->allow_extras();
-  cmd->callback([&ctx]() {
-    std::cerr << "hcpsim simulate: not implemented yet\n";
-    ctx.exit_code = 1;
-  });
+  auto args = std::make_shared<SimulateArgs>();
+  auto* cmd = app.add_subcommand("simulate", "predict attention, layer and step time of a scenario");
+  add_scenario_args(*cmd, args->scenario);
+  cmd->add_option("--backend", args->backend,
+                  "timing backend (default: the scenario's simulation.backend); valid names depend on the build");
+  cmd->add_option("--format", args->format, "report format")->check(CLI::IsMember({"text", "json", "csv"}));
+  cmd->add_option("--trace", args->trace_path, "also write a Chrome-trace/Perfetto JSON file");
+  cmd->add_option("--explain-route", args->explain_route, "print the links between global ranks A and B, then exit")
+      ->expected(2);
+  cmd->footer(
+      "Examples:\n"
+      "  hcpsim simulate scenarios/llama3-70b-128k-dgx-h100-hcp.yaml --backend analytic\n"
+      "  hcpsim simulate scenarios/llama3-70b-128k-dgx-h100-hcp.yaml model.context_parallel_size=16 \\\n"
+      "      \"model.hierarchical_context_parallel_sizes=[8,2]\" cluster.nodes=2 --format json\n"
+      "  hcpsim simulate scenarios/llama3-70b-128k-dgx-h100-hcp.yaml --trace trace.json   # open in ui.perfetto.dev\n"
+      "  hcpsim simulate scenarios/llama3-70b-128k-dgx-h100-hcp.yaml --explain-route 0 8");
+  cmd->callback([args, &ctx]() { ctx.exit_code = run(*args); });
 }
 
 }  // namespace hcpsim::cli

@@ -39,6 +39,9 @@ struct AttentionDims {
   int head_dim = 0;   // 64 or 128 (same for QK and V)
   MaskKind mask = MaskKind::None;
   float softmax_scale = 0;   // 0 means 1/sqrt(head_dim)
+  // Debug/reference path: gather MMA fragments element by element instead of ldmatrix (slower;
+  // the GPU tests run both, so a wrong ldmatrix lane mapping shows up as a difference).
+  bool elementwise_fragments = false;
 };
 
 // Throws std::invalid_argument naming the field when dims or views cannot be run.

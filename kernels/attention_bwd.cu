@@ -65,7 +65,7 @@ __global__ void dq_convert_kernel(BwdParams p, int batch) {
   p.dq[b * p.dq_bs + q * p.dq_ss + h * p.dq_hs + c] = __float2bfloat16(p.dq_acc[i]);
 }
 
-template <int D>
+template <int D, bool kLdm>
 __global__ void __launch_bounds__(kThreads) attn_bwd_kernel(BwdParams p) {
   constexpr int kLd = D + 8;
   extern __shared__ __align__(16) unsigned char smem_raw[];
@@ -130,13 +130,13 @@ __global__ void __launch_bounds__(kThreads) attn_bwd_kernel(BwdParams p) {
 #pragma unroll
       for (int kk = 0; kk < D / 16; ++kk) {
         std::uint32_t aq[4], ado[4];
-        detail::load_a<false>(aq, qs, kLd, qr, kk * 16, g, t);
-        detail::load_a<false>(ado, dos, kLd, qr, kk * 16, g, t);
+        detail::frag_a_rc<kLdm>(aq, qs, kLd, qr, kk * 16, lane);
+        detail::frag_a_rc<kLdm>(ado, dos, kLd, qr, kk * 16, lane);
 #pragma unroll
         for (int n = 0; n < kBc / 8; n += 2) {
           std::uint32_t bk[4], bv[4];   // (d, key) = K[key][d], V[key][d]
-          detail::ldmatrix_b_x4(bk, ks, kLd, n * 8, kk * 16, lane);
-          detail::ldmatrix_b_x4(bv, vs, kLd, n * 8, kk * 16, lane);
+          detail::frag_b_nk<kLdm>(bk, ks, kLd, kk * 16, n * 8, lane);
+          detail::frag_b_nk<kLdm>(bv, vs, kLd, kk * 16, n * 8, lane);
           detail::mma_bf16(s[n], aq, bk[0], bk[1]);
           detail::mma_bf16(s[n + 1], aq, bk[2], bk[3]);
           detail::mma_bf16(dp[n], ado, bv[0], bv[1]);
@@ -165,37 +165,41 @@ __global__ void __launch_bounds__(kThreads) attn_bwd_kernel(BwdParams p) {
 #pragma unroll
       for (int kk = 0; kk < kBr / 16; ++kk) {
         std::uint32_t ap[4], ads[4];
-        detail::load_a<true>(ap, ps, kLdP, kr, kk * 16, g, t);    // (key, q) = P[q][key]
-        detail::load_a<true>(ads, dss, kLdP, kr, kk * 16, g, t);
+        detail::frag_a_cr<kLdm>(ap, ps, kLdP, kr, kk * 16, lane);    // (key, q) = P[q][key]
+        detail::frag_a_cr<kLdm>(ads, dss, kLdP, kr, kk * 16, lane);
 #pragma unroll
         for (int n = 0; n < D / 8; n += 2) {
           std::uint32_t bdo[4], bq[4];   // (q, d) = dO[q][d], Q[q][d]
-          detail::ldmatrix_b_trans_x4(bdo, dos, kLd, kk * 16, n * 8, lane);
-          detail::ldmatrix_b_trans_x4(bq, qs, kLd, kk * 16, n * 8, lane);
+          detail::frag_b_kn<kLdm>(bdo, dos, kLd, kk * 16, n * 8, lane);
+          detail::frag_b_kn<kLdm>(bq, qs, kLd, kk * 16, n * 8, lane);
           detail::mma_bf16(dv_acc[n], ap, bdo[0], bdo[1]);
           detail::mma_bf16(dv_acc[n + 1], ap, bdo[2], bdo[3]);
           detail::mma_bf16(dk_acc[n], ads, bq[0], bq[1]);
           detail::mma_bf16(dk_acc[n + 1], ads, bq[2], bq[3]);
         }
       }
-      // dQ[rows 16w..] += scale * dS K, one 16x8 block at a time, into the fp32 workspace.
+      // dQ[rows 16w..] += scale * dS K, two 16x8 blocks at a time, into the fp32 workspace.
 #pragma unroll 1
-      for (int n = 0; n < D / 8; ++n) {
-        float c[4] = {0.f, 0.f, 0.f, 0.f};
+      for (int n = 0; n < D / 8; n += 2) {
+        float c[2][4] = {{0.f, 0.f, 0.f, 0.f}, {0.f, 0.f, 0.f, 0.f}};
 #pragma unroll
         for (int kk = 0; kk < kBc / 16; ++kk) {
-          std::uint32_t a[4], bk[2];
-          detail::load_a<false>(a, dss, kLdP, qr, kk * 16, g, t);
-          detail::load_b<false>(bk, ks, kLd, kk * 16, n * 8, g, t);   // (key, d) = K[key][d]
-          detail::mma_bf16(c, a, bk[0], bk[1]);
+          std::uint32_t a[4], bk[4];
+          detail::frag_a_rc<kLdm>(a, dss, kLdP, qr, kk * 16, lane);
+          detail::frag_b_kn<kLdm>(bk, ks, kLd, kk * 16, n * 8, lane);   // (key, d) = K[key][d]
+          detail::mma_bf16(c[0], a, bk[0], bk[1]);
+          detail::mma_bf16(c[1], a, bk[2], bk[3]);
         }
-        const int col = n * 8 + 2 * t;
 #pragma unroll
-        for (int e = 0; e < 4; ++e) {
-          const int qi = q0 + qr + g + (e >= 2 ? 8 : 0);
-          if (qi < p.q_len) {
-            float* dst = p.dq_acc + ((static_cast<std::int64_t>(b) * p.q_len + qi) * p.heads + hq) * D;
-            atomicAdd(dst + col + (e & 1), c[e] * p.scale);
+        for (int h2 = 0; h2 < 2; ++h2) {
+          const int col = (n + h2) * 8 + 2 * t;
+#pragma unroll
+          for (int e = 0; e < 4; ++e) {
+            const int qi = q0 + qr + g + (e >= 2 ? 8 : 0);
+            if (qi < p.q_len) {
+              float* dst = p.dq_acc + ((static_cast<std::int64_t>(b) * p.q_len + qi) * p.heads + hq) * D;
+              atomicAdd(dst + col + (e & 1), c[h2][e] * p.scale);
+            }
           }
         }
       }
@@ -226,13 +230,13 @@ __global__ void __launch_bounds__(kThreads) attn_bwd_kernel(BwdParams p) {
   }
 }
 
-template <int D>
+template <int D, bool kLdm>
 void launch_bwd(const BwdParams& p, int batch, int kv_heads, cudaStream_t stream) {
   const int smem = (2 * kBc + 2 * kBr) * (D + 8) * 2 + 2 * kBr * kLdP * 2 + 2 * kBr * 4;
-  check_cuda(cudaFuncSetAttribute(attn_bwd_kernel<D>, cudaFuncAttributeMaxDynamicSharedMemorySize, smem),
+  check_cuda(cudaFuncSetAttribute(attn_bwd_kernel<D, kLdm>, cudaFuncAttributeMaxDynamicSharedMemorySize, smem),
              "attention_backward: shared memory limit");
   dim3 grid((p.kv_len + kBc - 1) / kBc, kv_heads, batch);
-  attn_bwd_kernel<D><<<grid, kThreads, smem, stream>>>(p);
+  attn_bwd_kernel<D, kLdm><<<grid, kThreads, smem, stream>>>(p);
   check_cuda(cudaGetLastError(), "attention_backward launch");
 }
 
@@ -283,8 +287,13 @@ void attention_backward(const AttentionDims& d, BhsdView q, BhsdView k, BhsdView
     check_cuda(cudaGetLastError(), "attention_backward: delta launch");
   }
   if (d.kv_len > 0) {   // also with q_len == 0: writes dK = dV = 0
-    if (d.head_dim == 64) launch_bwd<64>(p, d.batch, d.kv_heads, stream);
-    else launch_bwd<128>(p, d.batch, d.kv_heads, stream);
+    if (d.elementwise_fragments) {
+      if (d.head_dim == 64) launch_bwd<64, false>(p, d.batch, d.kv_heads, stream);
+      else launch_bwd<128, false>(p, d.batch, d.kv_heads, stream);
+    } else {
+      if (d.head_dim == 64) launch_bwd<64, true>(p, d.batch, d.kv_heads, stream);
+      else launch_bwd<128, true>(p, d.batch, d.kv_heads, stream);
+    }
   }
   if (rows > 0) {
     const std::size_t n = rows * d.head_dim;

@@ -28,7 +28,7 @@ struct FwdParams {
   float scale_log2;                  // softmax scale * log2(e)
 };
 
-template <int D>
+template <int D, bool kLdm>
 __global__ void __launch_bounds__(kThreads) attn_fwd_kernel(FwdParams p) {
   constexpr int kLd = D + 8;   // padded shared row: conflict-free fragment reads
   extern __shared__ __align__(16) unsigned char smem_raw[];
@@ -91,7 +91,7 @@ __global__ void __launch_bounds__(kThreads) attn_fwd_kernel(FwdParams p) {
 #pragma unroll
       for (int n = 0; n < kBc / 8; n += 2) {
         std::uint32_t bk[4];
-        detail::ldmatrix_b_x4(bk, kt, kLd, n * 8, kk * 16, lane);
+        detail::frag_b_nk<kLdm>(bk, kt, kLd, kk * 16, n * 8, lane);
         detail::mma_bf16(s[n], qf[kk], bk[0], bk[1]);
         detail::mma_bf16(s[n + 1], qf[kk], bk[2], bk[3]);
       }
@@ -149,7 +149,7 @@ __global__ void __launch_bounds__(kThreads) attn_fwd_kernel(FwdParams p) {
 #pragma unroll
       for (int n = 0; n < D / 8; n += 2) {
         std::uint32_t bv[4];
-        detail::ldmatrix_b_trans_x4(bv, vt, kLd, kk * 16, n * 8, lane);
+        detail::frag_b_kn<kLdm>(bv, vt, kLd, kk * 16, n * 8, lane);
         detail::mma_bf16(acc[n], a, bv[0], bv[1]);
         detail::mma_bf16(acc[n + 1], a, bv[2], bv[3]);
       }
@@ -184,14 +184,14 @@ __global__ void __launch_bounds__(kThreads) attn_fwd_kernel(FwdParams p) {
   }
 }
 
-template <int D>
+template <int D, bool kLdm>
 void launch_fwd(const FwdParams& p, int batch, cudaStream_t stream) {
   const int smem = 4 * kBc * (D + 8) * static_cast<int>(sizeof(bf16));
   // Above 48 KB of dynamic shared memory needs an explicit opt-in (per device, cheap to repeat).
-  check_cuda(cudaFuncSetAttribute(attn_fwd_kernel<D>, cudaFuncAttributeMaxDynamicSharedMemorySize, smem),
+  check_cuda(cudaFuncSetAttribute(attn_fwd_kernel<D, kLdm>, cudaFuncAttributeMaxDynamicSharedMemorySize, smem),
              "attention_forward: shared memory limit");
   dim3 grid((p.q_len + kBr - 1) / kBr, p.heads, batch);
-  attn_fwd_kernel<D><<<grid, kThreads, smem, stream>>>(p);
+  attn_fwd_kernel<D, kLdm><<<grid, kThreads, smem, stream>>>(p);
   check_cuda(cudaGetLastError(), "attention_forward launch");
 }
 
@@ -215,8 +215,13 @@ void attention_forward(const AttentionDims& d, BhsdView q, BhsdView k, BhsdView 
   p.mask_offset = d.mask == MaskKind::CausalBottomRight ? d.kv_len - d.q_len : 0;
   const float scale = d.softmax_scale > 0 ? d.softmax_scale : 1.f / std::sqrt(static_cast<float>(d.head_dim));
   p.scale_log2 = scale * 1.4426950408889634f;
-  if (d.head_dim == 64) launch_fwd<64>(p, d.batch, stream);
-  else launch_fwd<128>(p, d.batch, stream);
+  if (d.elementwise_fragments) {
+    if (d.head_dim == 64) launch_fwd<64, false>(p, d.batch, stream);
+    else launch_fwd<128, false>(p, d.batch, stream);
+  } else {
+    if (d.head_dim == 64) launch_fwd<64, true>(p, d.batch, stream);
+    else launch_fwd<128, true>(p, d.batch, stream);
+  }
 }
 
 }  // namespace hcpsim::kernels

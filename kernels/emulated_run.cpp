@@ -28,35 +28,9 @@ std::string shape_key(const TaskGraph& g, const Task& t) {
 
 }  // namespace
 
-Trace run_emulated(const TaskGraph& g, const EmulateOptions& options, const EmulateProgress& progress) {
-  if (options.iterations < 1 || options.warmup < 0) {
-    throw std::invalid_argument("emulation: iterations must be >= 1 and warmup >= 0");
-  }
-  TaskTimer timer(g, options.seed);
-  cudaStream_t stream = nullptr;
-  check_cuda(cudaStreamCreateWithFlags(&stream, cudaStreamNonBlocking), "cudaStreamCreate");
-  struct StreamGuard {
-    cudaStream_t s;
-    ~StreamGuard() { cudaStreamDestroy(s); }
-  } guard{stream};
-
-  // 1. Measure every distinct task shape once.
-  std::map<std::string, double> measured;
-  std::vector<std::string> keys(g.size());
-  for (const Task& t : g.tasks()) {
-    keys[t.id] = shape_key(g, t);
-    measured.emplace(keys[t.id], -1.0);
-  }
-  std::size_t done = 0;
-  for (const Task& t : g.tasks()) {
-    double& d = measured[keys[t.id]];
-    if (d >= 0) continue;
-    d = timer.time_task(t, options.warmup, options.iterations, stream);
-    if (progress) progress(++done, measured.size());
-  }
-
-  // 2. Place the durations on the dependencies (Kahn's order; a CommOp is placed once all of its
-  //    member tasks are ready).
+Placement place_on_graph(const TaskGraph& g, const std::vector<double>& duration_s) {
+  if (duration_s.size() != g.size()) throw std::invalid_argument("place_on_graph: one duration per task needed");
+  // Kahn's order; a CommOp is placed once all of its member tasks are ready.
   const std::size_t n = g.size();
   std::vector<double> start(n, 0.0), end(n, 0.0), ready(n, 0.0);
   std::vector<std::size_t> remaining(n);
@@ -84,7 +58,7 @@ Trace run_emulated(const TaskGraph& g, const EmulateOptions& options, const Emul
         double s = 0, dur = 0;
         for (TaskId m : op.tasks) {
           s = std::max(s, ready[m]);
-          dur = std::max(dur, measured[keys[m]]);
+          dur = std::max(dur, duration_s[m]);
         }
         for (TaskId m : op.tasks) {
           start[m] = s;
@@ -94,7 +68,7 @@ Trace run_emulated(const TaskGraph& g, const EmulateOptions& options, const Emul
         continue;
       }
       start[id] = ready[id];
-      end[id] = start[id] + measured[keys[id]];
+      end[id] = start[id] + duration_s[id];
       finish(id, next);
     }
     queue.swap(next);
@@ -103,13 +77,49 @@ Trace run_emulated(const TaskGraph& g, const EmulateOptions& options, const Emul
     std::ostringstream os;
     os << "emulation: " << n - placed << " tasks never became ready (a collective whose members wait on each other?)";
     for (TaskId i = 0, shown = 0; i < n && shown < 5; ++i) {
-      if (remaining[i] > 0 || (g.task(i).comm != kNone && end[i] == 0 && start[i] == 0 && measured[keys[i]] > 0)) {
+      if (remaining[i] > 0 || (g.task(i).comm != kNone && end[i] == 0 && start[i] == 0 && duration_s[i] > 0)) {
         os << (shown ? ", " : ": ") << i << " " << g.display_name(g.task(i)) << " rank " << g.task(i).rank;
         ++shown;
       }
     }
     throw std::runtime_error(os.str());
   }
+
+  return {std::move(start), std::move(end)};
+}
+
+Trace run_emulated(const TaskGraph& g, const EmulateOptions& options, const EmulateProgress& progress) {
+  if (options.iterations < 1 || options.warmup < 0) {
+    throw std::invalid_argument("emulation: iterations must be >= 1 and warmup >= 0");
+  }
+  TaskTimer timer(g, options.seed);
+  cudaStream_t stream = nullptr;
+  check_cuda(cudaStreamCreateWithFlags(&stream, cudaStreamNonBlocking), "cudaStreamCreate");
+  struct StreamGuard {
+    cudaStream_t s;
+    ~StreamGuard() { cudaStreamDestroy(s); }
+  } guard{stream};
+
+  // 1. Measure every distinct task shape once.
+  std::map<std::string, double> measured;
+  std::vector<std::string> keys(g.size());
+  for (const Task& t : g.tasks()) {
+    keys[t.id] = shape_key(g, t);
+    measured.emplace(keys[t.id], -1.0);
+  }
+  std::size_t done = 0;
+  for (const Task& t : g.tasks()) {
+    double& d = measured[keys[t.id]];
+    if (d >= 0) continue;
+    d = timer.time_task(t, options.warmup, options.iterations, stream);
+    if (progress) progress(++done, measured.size());
+  }
+
+  std::vector<double> dur(g.size());
+  for (const Task& t : g.tasks()) dur[t.id] = measured[keys[t.id]];
+  const Placement pl = place_on_graph(g, dur);
+  const std::vector<double>& start = pl.start_s;
+  const std::vector<double>& end = pl.end_s;
 
   Trace tr;
   tr.scenario = g.scenario_name;

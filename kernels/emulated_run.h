@@ -8,6 +8,7 @@
 #include <cstdint>
 #include <functional>
 #include <string>
+#include <vector>
 
 #include "engine/graph/task_graph.h"
 #include "engine/trace/trace.h"
@@ -23,6 +24,14 @@ struct EmulateOptions {
 
 // Called after each distinct shape is measured: done, total.
 using EmulateProgress = std::function<void(std::size_t, std::size_t)>;
+
+// Start/end seconds of every task when task i lasts duration_s[i]: a task starts when its
+// predecessors have ended; the member tasks of one CommOp start together (when all are ready) and
+// end with the slowest. Throws std::runtime_error naming tasks that never become ready.
+struct Placement {
+  std::vector<double> start_s, end_s;
+};
+Placement place_on_graph(const TaskGraph& g, const std::vector<double>& duration_s);
 
 // Throws std::invalid_argument for tasks the kernels cannot run (naming the task) and
 // std::runtime_error for CUDA errors.

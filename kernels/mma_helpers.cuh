@@ -84,6 +84,68 @@ __device__ __forceinline__ void ldmatrix_b_x4(std::uint32_t b[4], const bf16* s,
                : "r"(addr));
 }
 
+// ldmatrix.x4: A fragment of the 16x16 block at (r0, c0) of a row-major [r][c] shared matrix.
+// Lanes 0-7 address rows r0+i at c0 (a0), 8-15 rows r0+8+i at c0 (a1), 16-23 rows r0+i at c0+8
+// (a2), 24-31 rows r0+8+i at c0+8 (a3).
+__device__ __forceinline__ void ldmatrix_a_x4(std::uint32_t a[4], const bf16* s, int ld, int r0, int c0,
+                                              int lane) {
+  const int row = r0 + (lane & 7) + ((lane >> 3) & 1) * 8;
+  const int col = c0 + (lane >> 4) * 8;
+  const unsigned addr = static_cast<unsigned>(__cvta_generic_to_shared(s + row * ld + col));
+  asm volatile("ldmatrix.sync.aligned.m8n8.x4.shared.b16 {%0,%1,%2,%3}, [%4];\n"
+               : "=r"(a[0]), "=r"(a[1]), "=r"(a[2]), "=r"(a[3])
+               : "r"(addr));
+}
+
+// ldmatrix.x4.trans: A fragment of the 16x16 block at (r0, c0) of A = M^T, M row-major [c][r] in
+// shared memory (A(r, c) = M[c][r]; e.g. P^T from P stored [query][key]). Lanes 0-7 address M rows
+// c0+i at column r0 (a0), 8-15 rows c0+i at r0+8 (a1), 16-23 rows c0+8+i at r0 (a2), 24-31 rows
+// c0+8+i at r0+8 (a3); the transpose hands each thread A(r0+g(+8), c0+2t(+8)..+1).
+__device__ __forceinline__ void ldmatrix_a_trans_x4(std::uint32_t a[4], const bf16* s, int ld, int r0,
+                                                    int c0, int lane) {
+  const int row = c0 + (lane & 7) + (lane >> 4) * 8;
+  const int col = r0 + ((lane >> 3) & 1) * 8;
+  const unsigned addr = static_cast<unsigned>(__cvta_generic_to_shared(s + row * ld + col));
+  asm volatile("ldmatrix.sync.aligned.m8n8.x4.trans.shared.b16 {%0,%1,%2,%3}, [%4];\n"
+               : "=r"(a[0]), "=r"(a[1]), "=r"(a[2]), "=r"(a[3])
+               : "r"(addr));
+}
+
+// Fragment loaders with a compile-time choice: ldmatrix (kLdm) or element-wise gathers (the
+// slow reference path, kept so a GPU test can tell a wrong ldmatrix mapping from a wrong kernel).
+// B fragments of two adjacent 16x8 blocks (n0, n0+8) of B = M^T, M row-major [n][k] (K as [key][d]).
+template <bool kLdm>
+__device__ __forceinline__ void frag_b_nk(std::uint32_t b[4], const bf16* s, int ld, int k0, int n0, int lane) {
+  if constexpr (kLdm) {
+    ldmatrix_b_x4(b, s, ld, n0, k0, lane);
+  } else {
+    load_b<true>(b, s, ld, k0, n0, lane >> 2, lane & 3);
+    load_b<true>(b + 2, s, ld, k0, n0 + 8, lane >> 2, lane & 3);
+  }
+}
+// B fragments of two adjacent 16x8 blocks (n0, n0+8) of a row-major [k][n] matrix (V as [key][d]).
+template <bool kLdm>
+__device__ __forceinline__ void frag_b_kn(std::uint32_t b[4], const bf16* s, int ld, int k0, int n0, int lane) {
+  if constexpr (kLdm) {
+    ldmatrix_b_trans_x4(b, s, ld, k0, n0, lane);
+  } else {
+    load_b<false>(b, s, ld, k0, n0, lane >> 2, lane & 3);
+    load_b<false>(b + 2, s, ld, k0, n0 + 8, lane >> 2, lane & 3);
+  }
+}
+// A fragment at (r0, c0) of a row-major [r][c] matrix.
+template <bool kLdm>
+__device__ __forceinline__ void frag_a_rc(std::uint32_t a[4], const bf16* s, int ld, int r0, int c0, int lane) {
+  if constexpr (kLdm) ldmatrix_a_x4(a, s, ld, r0, c0, lane);
+  else load_a<false>(a, s, ld, r0, c0, lane >> 2, lane & 3);
+}
+// A fragment at (r0, c0) of A = M^T with M row-major [c][r].
+template <bool kLdm>
+__device__ __forceinline__ void frag_a_cr(std::uint32_t a[4], const bf16* s, int ld, int r0, int c0, int lane) {
+  if constexpr (kLdm) ldmatrix_a_trans_x4(a, s, ld, r0, c0, lane);
+  else load_a<true>(a, s, ld, r0, c0, lane >> 2, lane & 3);
+}
+
 // 16-byte global -> shared copy (cp.async, sm_80+).
 __device__ __forceinline__ void cp_async16(void* smem, const void* gmem) {
   const unsigned addr = static_cast<unsigned>(__cvta_generic_to_shared(smem));

@@ -14,13 +14,10 @@
 #include "engine/scenario/validate.h"
 #include "engine/schedule/build.h"
 #include "kernels/device.h"
+#include "kernels/distributed_run.h"
 
 namespace hcpsim::kernels {
 namespace {
-
-bool launched_by_mpi() {
-  return std::getenv("OMPI_COMM_WORLD_SIZE") || std::getenv("PMI_SIZE") || std::getenv("SLURM_NTASKS");
-}
 
 void print_summary(const Trace& tr, std::ostream& out) {
   struct Row { std::size_t count = 0; double sum_s = 0; double flops = 0; };
@@ -74,17 +71,48 @@ int run_scenario(const RunRequest& r, std::ostream& out, std::ostream& err) {
         << "or use `hcpsim simulate` for a prediction\n";
     return 1;
   }
-  if (!r.emulate_ranks) {
-    err << "hcpsim run: error: multi-process runs (one MPI rank per GPU with NCCL) are not implemented yet"
-        << (launched_by_mpi() ? " (launched under MPI)" : "")
-        << "; use --emulate-ranks to time every rank's tasks on one GPU\n";
-    return 1;
-  }
   try {
     const RankLayout layout = RankLayout::from_scenario(s);
     GraphOptions go = graph_options_from(s);
     go.with_payloads = false;
     const TaskGraph g = build_task_graph(s, layout, go);
+    if (!r.emulate_ranks) {
+      if (!launched_by_mpi() && g.world_size > 1) {
+        err << "hcpsim run: error: the scenario has " << g.world_size << " ranks: start one process per GPU with "
+            << "`mpirun -np " << g.world_size << " hcpsim run " << r.file << "`, or use --emulate-ranks on one GPU\n";
+        return 1;
+      }
+      DistributedOptions dopt;
+      dopt.warmup = r.emulate.warmup;
+      dopt.seed = r.emulate.seed;
+      dopt.timeout_s = r.timeout_s;
+      dopt.gpus_per_node = s.cluster.gpus_per_node;
+      Trace tr;
+      try {
+        tr = run_distributed(g, layout, dopt, out);
+      } catch (const std::exception& e) {
+        err << "hcpsim run: error: " << e.what() << '\n' << std::flush;
+        abort_all_ranks(1);
+        return 1;
+      }
+      int code = 0;
+      if (!tr.events.empty()) {   // MPI rank 0
+        if (tr.scenario.empty()) tr.scenario = s.name;
+        print_summary(tr, out);
+        if (!r.trace_path.empty()) {
+          std::ofstream f(r.trace_path);
+          if (f) {
+            write_chrome_trace(tr, f);
+            out << "trace written to " << r.trace_path << '\n';
+          } else {
+            err << "hcpsim run: error: cannot write trace file " << r.trace_path << '\n';
+            code = 1;
+          }
+        }
+      }
+      finalize_mpi();
+      return code;
+    }
     out << describe_cuda_devices();
     out << "scenario " << (s.name.empty() ? r.file : s.name) << ": " << g.world_size << " ranks, " << g.size()
         << " tasks, emulated on GPU 0\n";

@@ -14,7 +14,8 @@ struct RunRequest {
   std::vector<std::string> overrides;   // key.path=value
   std::string trace_path;               // "" = no trace
   bool check = false;                   // compare outputs with the reference (not implemented yet)
-  bool emulate_ranks = false;
+  bool emulate_ranks = false;           // false: one MPI process per GPU (distributed_run.h)
+  double timeout_s = 120;               // multi-process: per pass over the graph
   EmulateOptions emulate;
 };
 

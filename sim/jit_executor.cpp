@@ -1,5 +1,6 @@
 #include "sim/jit_executor.h"
 
+#include <algorithm>
 #include <chrono>
 #include <cmath>
 #include <cstdint>
@@ -9,7 +10,9 @@
 
 #include <simgrid/s4u/Activity.hpp>
 #include <simgrid/s4u/Comm.hpp>
+#include <simgrid/s4u/Engine.hpp>
 #include <simgrid/s4u/Exec.hpp>
+#include <simgrid/kernel/Timer.hpp>
 
 #include "sim/platform.h"
 
@@ -24,10 +27,31 @@ void* make_tag(std::uint32_t index, bool flow) {
   return reinterpret_cast<void*>((static_cast<std::uintptr_t>(index) << 1 | (flow ? 1u : 0u)) + 1);
 }
 
+// One GPU under processor sharing in virtual time (the analytic backend's model): with n kernels
+// active, virtual time advances at 1/n per second; a kernel ends when it reaches start + work.
+struct SharedGpu {
+  double vtime = 0;
+  double updated_s = 0;
+  std::vector<std::pair<double, TaskId>> heap;   // min-heap on finishing virtual time
+  simgrid::kernel::timer::Timer* timer = nullptr;
+  void advance(double now) {
+    if (!heap.empty()) vtime += (now - updated_s) / static_cast<double>(heap.size());
+    updated_s = now;
+  }
+};
+
+struct HeapLater {
+  bool operator()(const std::pair<double, TaskId>& x, const std::pair<double, TaskId>& y) const {
+    return x.first != y.first ? x.first > y.first : x.second > y.second;
+  }
+};
+
 class Executor {
  public:
-  Executor(const TaskGraph& g, const FlowPlan& p, const std::vector<sg4::Host*>& hosts, RecordWriter& out)
-      : g_(g), p_(p), hosts_(hosts), out_(out) {
+  Executor(const TaskGraph& g, const FlowPlan& p, const std::vector<sg4::Host*>& hosts, RecordWriter& out,
+           ComputeMode mode)
+      : g_(g), p_(p), hosts_(hosts), out_(out), mode_(mode) {
+    if (mode_ == ComputeMode::Timer) gpus_.resize(hosts.size());
     const std::size_t n = g.size();
     preds_left_.resize(n);
     flows_left_ = p.flow_count;
@@ -100,6 +124,13 @@ class Executor {
     if (!is_communication(task.kind)) {
       const double s = p_.compute_s[t];
       if (s <= 0) return complete(t, now);
+      if (mode_ == ComputeMode::Timer) {
+        SharedGpu& gpu = gpus_[static_cast<std::size_t>(task.rank)];
+        gpu.advance(now);
+        gpu.heap.emplace_back(gpu.vtime + s, t);
+        std::push_heap(gpu.heap.begin(), gpu.heap.end(), HeapLater{});
+        return arm(static_cast<std::uint32_t>(task.rank), now);
+      }
       auto e = sg4::Exec::init();
       e->set_flops_amount(s * kHostSpeed);
       e->set_host(hosts_[static_cast<std::size_t>(task.rank)]);
@@ -123,6 +154,42 @@ class Executor {
 
   void complete_op(std::uint32_t op, double now) {
     for (TaskId m : g_.comms()[op].tasks) complete(m, now);
+  }
+
+  // (Re)sets the GPU's single timer to the end of its next kernel.
+  void arm(std::uint32_t rank, double now) {
+    SharedGpu& gpu = gpus_[rank];
+    if (gpu.timer != nullptr) {
+      gpu.timer->remove();
+      gpu.timer = nullptr;
+    }
+    if (gpu.heap.empty()) return;
+    const double left_v = std::max(0.0, gpu.heap.front().first - gpu.vtime);
+    const double at = now + left_v * static_cast<double>(gpu.heap.size());
+    gpu.timer = simgrid::kernel::timer::Timer::set(at, [this, rank] { on_gpu_timer(rank); });
+  }
+
+  void on_gpu_timer(std::uint32_t rank) noexcept {
+    try {
+      SharedGpu& gpu = gpus_[rank];
+      gpu.timer = nullptr;   // it fired; SimGrid frees it
+      const double now = sg4::Engine::get_clock();
+      gpu.advance(now);
+      const double tol = 1e-12 * std::max(1.0, std::abs(gpu.vtime));
+      std::vector<TaskId> finished;
+      do {
+        std::pop_heap(gpu.heap.begin(), gpu.heap.end(), HeapLater{});
+        finished.push_back(gpu.heap.back().second);
+        gpu.heap.pop_back();
+      } while (!gpu.heap.empty() && gpu.heap.front().first <= gpu.vtime + tol);
+      arm(rank, now);
+      for (TaskId t : finished) complete(t, now);
+      drain(now);
+    } catch (const std::exception& e) {
+      if (error_.empty()) error_ = e.what();
+    } catch (...) {
+      if (error_.empty()) error_ = "unknown exception in a GPU timer";
+    }
   }
 
   void open_gate(std::uint32_t f, double now) {
@@ -198,6 +265,8 @@ class Executor {
   const FlowPlan& p_;
   const std::vector<sg4::Host*>& hosts_;
   RecordWriter& out_;
+  ComputeMode mode_;
+  std::vector<SharedGpu> gpus_;
   std::vector<std::uint32_t> preds_left_, flows_left_, gate_left_, members_left_, op_flows_left_;
   std::vector<double> ready_s_;
   std::vector<bool> done_;
@@ -213,10 +282,11 @@ class Executor {
 
 }  // namespace
 
-void execute_plan(const TaskGraph& g, const FlowPlan& plan, const PlatformSpec& spec, RecordWriter& out) {
+void execute_plan(const TaskGraph& g, const FlowPlan& plan, const PlatformSpec& spec, RecordWriter& out,
+                  ComputeMode mode) {
   auto engine = make_engine();
   const auto hosts = build_platform(spec);
-  Executor ex(g, plan, hosts, out);
+  Executor ex(g, plan, hosts, out, mode);
   sg4::Activity::on_completion_cb([&ex](const sg4::Activity& a) { ex.on_completion(a); });
   ex.start_roots();
   engine->run();

@@ -28,9 +28,14 @@ std::vector<sg4::Host*> build_platform(const PlatformSpec& spec) {
   auto* fabric = sg4::create_star_zone("fabric");
   std::vector<sg4::Host*> hosts(static_cast<std::size_t>(spec.world_size()), nullptr);
   for (int node = 0; node < spec.nodes; ++node) {
-    auto* zone = sg4::create_full_zone("node" + std::to_string(node));
+    // (names built with append: GCC 12 -O2 warns falsely (-Wrestrict) on "lit" + std::string)
+    std::string zone_name = "node";
+    zone_name.append(std::to_string(node));
+    std::string gw_name = "n";
+    gw_name.append(std::to_string(node)).append("-gw");
+    auto* zone = sg4::create_full_zone(zone_name);
     zone->set_parent(fabric);
-    auto* gw = zone->create_router("n" + std::to_string(node) + "-gw");
+    auto* gw = zone->create_router(gw_name);
     std::vector<sg4::Link*> nvl(static_cast<std::size_t>(spec.gpus_per_node));
     std::vector<sg4::Link*> nic(static_cast<std::size_t>(spec.nics_per_node), nullptr);
     for (int j = 0; j < spec.nics_per_node; ++j) {

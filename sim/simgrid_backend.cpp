@@ -4,6 +4,8 @@
 #include <cstdio>
 #include <stdexcept>
 
+#include <unistd.h>
+
 #include "sim/simulate.h"
 
 namespace hcpsim::sim {
@@ -65,14 +67,18 @@ class SimgridBackend : public Backend {
     const PlatformSpec spec = make_platform_spec(ctx.scenario.cluster);
     const auto t0 = std::chrono::steady_clock::now();
     bool printed = false;
+    const bool tty = ::isatty(STDERR_FILENO) != 0;
+    double last_line_s = 0;
     ProgressFn progress = ctx.progress;
     if (!progress) {
+      // After 2 s of wall time: one updating line on a terminal, else a line every 5 s.
       progress = [&](std::size_t done, std::size_t total, double sim_s) {
         const double wall = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
-        if (wall < 2.0) return;
-        std::fprintf(stderr, "\rsimgrid: %zu/%zu tasks, simulated %.6f s, %.0f tasks/s   ", done, total, sim_s,
-                     wall > 0 ? static_cast<double>(done) / wall : 0.0);
-        printed = true;
+        if (wall < 2.0 || (!tty && wall - last_line_s < 5.0)) return;
+        last_line_s = wall;
+        std::fprintf(stderr, "%ssimgrid: %zu/%zu tasks, simulated %.6f s, %.0f tasks/s%s", tty ? "\r" : "", done,
+                     total, sim_s, static_cast<double>(done) / wall, tty ? "   " : "\n");
+        printed = tty;
       };
     }
     simulate_in_child(g, costs_from(ctx, g), spec,

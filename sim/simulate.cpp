@@ -10,7 +10,7 @@ namespace hcpsim::sim {
 
 SimRunResult simulate_in_child(const TaskGraph& g, const PlanCosts& costs, const PlatformSpec& spec,
                                const std::function<void(TaskId, double, double)>& on_event,
-                               const ProgressFn& progress) {
+                               const ProgressFn& progress, ComputeMode mode) {
   for (const Task& t : g.tasks())
     if (t.rank < 0 || t.rank >= spec.world_size())
       throw std::invalid_argument("task " + std::to_string(t.id) + " (" + g.display_name(t) + ") runs on rank " +
@@ -29,7 +29,7 @@ SimRunResult simulate_in_child(const TaskGraph& g, const PlanCosts& costs, const
     if (on_event) on_event(t, start_s, end_s);
   };
   if (progress) h.on_progress = [&](std::uint64_t done, std::uint64_t total, double sim_s) { progress(done, total, sim_s); };
-  const ChildOutcome out = run_in_child([&](RecordWriter& w) { execute_plan(g, plan, spec, w); }, h);
+  const ChildOutcome out = run_in_child([&](RecordWriter& w) { execute_plan(g, plan, spec, w, mode); }, h);
   if (!out.error.empty()) {
     std::string msg = out.error;
     if (!out.finished && !out.child_stderr_tail.empty()) msg += "\nlast output of the simgrid child:\n" + out.child_stderr_tail;

@@ -7,6 +7,7 @@
 #include "engine/backend/backend.h"
 #include "engine/graph/task_graph.h"
 #include "sim/flow_plan.h"
+#include "sim/jit_executor.h"
 #include "sim/platform_spec.h"
 
 namespace hcpsim::sim {
@@ -21,6 +22,6 @@ struct SimRunResult {
 // stuck tasks when the graph cannot finish, or describing a crashed child. `progress` may be empty.
 SimRunResult simulate_in_child(const TaskGraph& g, const PlanCosts& costs, const PlatformSpec& spec,
                                const std::function<void(TaskId, double start_s, double end_s)>& on_event,
-                               const ProgressFn& progress);
+                               const ProgressFn& progress, ComputeMode mode = ComputeMode::Timer);
 
 }  // namespace hcpsim::sim

@@ -8,6 +8,7 @@
 #include <chrono>
 #include <cstdio>
 #include <cstring>
+#include <ctime>
 
 #include "engine/analytic/analytic_backend.h"
 #include "engine/schedule/build.h"
@@ -46,13 +47,30 @@ struct MakespanSink : TraceSink {
   }
 };
 
+double g_build_s = 0, g_run_s = 0, g_build_cpu_s = 0, g_run_cpu_s = 0, g_build_rss_mb = 0;
+
+double rss_mb() {
+  rusage ru{};
+  getrusage(RUSAGE_SELF, &ru);
+  return static_cast<double>(ru.ru_maxrss) / 1024.0;   // ru_maxrss is KiB on Linux
+}
+
 double build_and_run(const Scenario& s, std::size_t* tasks) {
+  const auto t0 = std::chrono::steady_clock::now();
+  const std::clock_t c0 = std::clock();
   const RankLayout layout = RankLayout::from_scenario(s);
   const TaskGraph g = build_task_graph(s, layout, graph_options_from(s));
+  const auto t1 = std::chrono::steady_clock::now();
+  const std::clock_t c1 = std::clock();
+  g_build_s = std::chrono::duration<double>(t1 - t0).count();
+  g_build_cpu_s = static_cast<double>(c1 - c0) / CLOCKS_PER_SEC;
+  g_build_rss_mb = rss_mb();
   const CostModel cost(s);
   RunContext ctx{s, layout, cost, {}};
   MakespanSink sink;
   AnalyticBackend().run(g, ctx, sink);
+  g_run_s = std::chrono::duration<double>(std::chrono::steady_clock::now() - t1).count();
+  g_run_cpu_s = static_cast<double>(std::clock() - c1) / CLOCKS_PER_SEC;
   if (tasks) *tasks = g.size();
   return sink.end_s;
 }
@@ -73,12 +91,12 @@ int main(int argc, char** argv) {
     std::size_t tasks = 0;
     const double makespan = build_and_run(target_scenario(), &tasks);
     const double wall = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
-    rusage ru{};
-    getrusage(RUSAGE_SELF, &ru);
-    const double rss_mb = static_cast<double>(ru.ru_maxrss) / 1024.0;   // ru_maxrss is KiB on Linux
-    std::printf("tasks %zu  simulated %.6f s  wall %.3f s (target < 1 s)  peak RSS %.1f MB (target < 200 MB)\n",
-                tasks, makespan, wall, rss_mb);
-    return wall < 1.0 && rss_mb < 200.0 ? 0 : 1;
+    const double peak = rss_mb();
+    std::printf("tasks %zu, simulated %.6f s\n", tasks, makespan);
+    std::printf("wall %.3f s (target < 1 s): graph build %.3f s (cpu %.3f s), analytic run %.3f s (cpu %.3f s)\n",
+                wall, g_build_s, g_build_cpu_s, g_run_s, g_run_cpu_s);
+    std::printf("peak RSS %.1f MB (target < 200 MB): %.1f MB after the graph build\n", peak, g_build_rss_mb);
+    return wall < 1.0 && peak < 200.0 ? 0 : 1;
   }
   benchmark::Initialize(&argc, argv);
   benchmark::RunSpecifiedBenchmarks();

@@ -175,14 +175,16 @@ class Simulation {
     gpu.advance(now_);
     // The kernel this check was scheduled for is done; so is any other that finishes within rounding.
     const double tol = 1e-12 * std::max(1.0, std::abs(gpu.vtime));
-    std::vector<TaskId> finished;
+    std::vector<TaskId>& finished = scratch_;
+    finished.clear();
     do {
       std::pop_heap(gpu.heap.begin(), gpu.heap.end(), HeapLater{});
       finished.push_back(gpu.heap.back().second);
       gpu.heap.pop_back();
     } while (!gpu.heap.empty() && gpu.heap.front().first <= gpu.vtime + tol);
     reschedule(rank);
-    for (const TaskId id : finished) complete(id);
+    // complete() can re-enter gpu_check only through events, never directly, so scratch_ is stable.
+    for (std::size_t i = 0; i < finished.size(); ++i) complete(finished[i]);
   }
 
   void transfer_done(std::uint32_t xi) {
@@ -237,6 +239,7 @@ class Simulation {
   std::vector<XferState> xfers_;
   std::vector<std::uint32_t> xfer_offset_;
   std::vector<std::uint32_t> xfer_list_;
+  std::vector<TaskId> scratch_;
 };
 
 }  // namespace

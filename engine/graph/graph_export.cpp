@@ -24,10 +24,10 @@ std::vector<int> task_peers(const TaskGraph& g, const Task& t) {
 }
 
 void write_graph_json(const TaskGraph& g, const GraphFilter& f, std::ostream& os) {
-  nlohmann::json tasks = nlohmann::json::array();
+  nlohmann::ordered_json tasks = nlohmann::ordered_json::array();
   for (const Task& t : g.tasks()) {
     if (!f.accepts(t)) continue;
-    nlohmann::json j;
+    nlohmann::ordered_json j;
     j["id"] = t.id;
     j["rank"] = t.rank;
     j["stream"] = to_string(t.stream);
@@ -42,7 +42,7 @@ void write_graph_json(const TaskGraph& g, const GraphFilter& f, std::ostream& os
     j["deps"] = g.deps(t.id);
     tasks.push_back(std::move(j));
   }
-  os << nlohmann::json{{"tasks", std::move(tasks)}}.dump() << '\n';
+  os << nlohmann::ordered_json{{"tasks", std::move(tasks)}}.dump() << '\n';
 }
 
 void write_graph_dot(const TaskGraph& g, const GraphFilter& f, std::ostream& os) {

@@ -86,7 +86,9 @@ std::string layout_to_text(const RankLayout& L, int max_groups, int max_nodes) {
     os << '\n';
   }
 
-  os << "\nNode map (rN = global rank; tp/cp index; a2a = level-0 group index: position):\n";
+  os << (L.hierarchical()
+             ? "\nNode map (rN = global rank; tp/cp index; a2a/ring = group index:position in it):\n"
+             : "\nNode map (rN = global rank; tp/cp index; cp-group = CP group index, the a2a/ring group of flat CP):\n");
   const int nodes_shown = std::min(L.nodes(), max_nodes);
   for (int n = 0; n < nodes_shown; ++n) {
     os << "  node " << n << ":\n";
@@ -100,6 +102,8 @@ std::string layout_to_text(const RankLayout& L, int max_groups, int max_nodes) {
       if (L.hierarchical())
         os << "  a2a " << L.group_index_of(GroupKind::HCP_A2A, r) << ":" << c.a2a << "  ring "
            << L.group_index_of(GroupKind::HCP_P2P, r) << ":" << c.ring;
+      else
+        os << "  cp-group " << L.group_index_of(GroupKind::CP, r);
       os << '\n';
     }
   }

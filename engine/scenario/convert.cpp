@@ -7,6 +7,8 @@ namespace hcpsim::detail {
 
 namespace {
 
+constexpr long long kMaxWorldSize = 262144;   // GPUs
+
 // cp_comm_type names as TE spells them; "allgather" is Megatron's help-text spelling that TE rejects.
 std::optional<CpCommType> comm_type_of(const YAML::Node& n, const std::string& path, YamlReader& r) {
   auto s = r.string_of(n, path);
@@ -60,6 +62,7 @@ void convert_model(const YAML::Node& m, YamlReader& r, Scenario& s) {
       bool ok = n.size() > 0;
       if (!ok) r.error(n, path, "cp_comm_type list is empty", {"give one entry per layer, or a single name"});
       for (std::size_t i = 0; i < n.size(); ++i) {
+        r.record_item(n[i], path + "[" + std::to_string(i) + "]");
         auto t = comm_type_of(n[i], path + "[" + std::to_string(i) + "]", r);
         if (t) list.push_back(*t);
         else ok = false;
@@ -79,6 +82,7 @@ void convert_model(const YAML::Node& m, YamlReader& r, Scenario& s) {
       std::vector<int> sizes;
       bool ok = true;
       for (std::size_t i = 0; i < n.size(); ++i) {
+        r.record_item(n[i], path + "[" + std::to_string(i) + "]");
         auto v = r.int_of(n[i], path + "[" + std::to_string(i) + "]", 1);
         if (v) sizes.push_back(static_cast<int>(*v));
         else ok = false;
@@ -106,6 +110,7 @@ void convert_simulation(const YAML::Node& m, YamlReader& r, Scenario& s) {
     bool fwd = false, bwd = false;
     for (std::size_t i = 0; i < n.size(); ++i) {
       const std::string ip = path + "[" + std::to_string(i) + "]";
+      r.record_item(n[i], ip);
       auto p = r.string_of(n[i], ip);
       if (!p) continue;
       bool& flag = *p == "forward" ? fwd : bwd;
@@ -151,6 +156,21 @@ void convert_scenario(const YAML::Node& root, YamlReader& r, const ConvertInputs
   if (!nics_set) s.cluster.nics_per_node = s.cluster.gpus_per_node;
   if (const YAML::Node m = root["simulation"]; m.IsDefined()) convert_simulation(m, r, s);
   if (s.model.num_query_groups == 0) s.model.num_query_groups = s.model.num_attention_heads;
+
+  // Size limits keep every later product in range and every layout small enough to build.
+  const long long world = static_cast<long long>(s.cluster.nodes) * s.cluster.gpus_per_node;
+  if (world > kMaxWorldSize)
+    r.error(root["cluster"], "cluster.nodes",
+            "world size nodes x gpus_per_node = " + std::to_string(world) + " is larger than hcpsim's limit of " +
+                std::to_string(kMaxWorldSize) + " GPUs");
+  const std::pair<const char*, int> sizes[] = {{"tensor_model_parallel_size", s.model.tensor_model_parallel_size},
+                                               {"pipeline_model_parallel_size", s.model.pipeline_model_parallel_size},
+                                               {"context_parallel_size", s.model.context_parallel_size}};
+  for (const auto& [key, v] : sizes) {
+    if (v > kMaxWorldSize)
+      r.error(root["model"][key], std::string("model.") + key,
+              std::to_string(v) + " is larger than hcpsim's limit of " + std::to_string(kMaxWorldSize));
+  }
 }
 
 }  // namespace hcpsim::detail

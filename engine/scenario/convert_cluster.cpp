@@ -189,6 +189,7 @@ void convert_cluster(const YAML::Node& c, YamlReader& r, const ConvertInputs& in
       out.faults.clear();
       for (std::size_t i = 0; i < n.size(); ++i) {
         Fault f;
+        r.record_item(n[i], "cluster.faults[" + std::to_string(i) + "]");
         convert_fault(n[i], "cluster.faults[" + std::to_string(i) + "]", r, f);
         out.faults.push_back(f);
       }

@@ -18,9 +18,9 @@ const char* to_string(Topology t) { return t == Topology::FatTree ? "fat-tree" :
 int bytes_per_element(DType) { return 2; }
 
 int Scenario::dp() const {
-  const int denom = tp() * cp() * pp();
+  const long long denom = static_cast<long long>(tp()) * cp() * pp();
   if (denom <= 0 || world_size() % denom != 0) return 0;
-  return world_size() / denom;
+  return static_cast<int>(world_size() / denom);
 }
 
 CpCommType Scenario::comm_type_for_layer(int layer) const {

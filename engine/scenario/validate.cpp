@@ -78,9 +78,10 @@ void check_sizes(const Scenario& s, Checker& c) {
   // Rule 1 (Megatron-Core initialize_model_parallel RuntimeError).
   if (model_size > 0 && W % model_size != 0) {
     std::vector<std::string> hints;
-    const int per = W / std::max(1, tp * pp);
+    const long long tp_pp = static_cast<long long>(tp) * pp;
+    const long long per = W / tp_pp;
     std::string valid;
-    for (int x = 1; x <= per && W % (tp * pp) == 0; ++x)
+    for (long long x = 1; x <= per && W % tp_pp == 0; ++x)
       if (per % x == 0) valid += (valid.empty() ? "" : ", ") + std::to_string(x);
     if (!valid.empty()) hints.push_back("with tp=" + std::to_string(tp) + " pp=" + std::to_string(pp) +
                                         " on " + std::to_string(W) + " GPUs, context_parallel_size can be " + valid);

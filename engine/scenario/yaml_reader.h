@@ -57,6 +57,9 @@ class YamlReader {
   std::optional<std::int64_t> int_of(const YAML::Node& n, const std::string& path, std::int64_t min_value);
   std::optional<std::string> string_of(const YAML::Node& n, const std::string& path);
 
+  // Records the position of a list item (or any node) under `path`, e.g. "simulation.passes[1]".
+  void record_item(const YAML::Node& n, const std::string& path) { record(n, path); }
+
   Diagnostics& diags() { return diags_; }
 
  private:

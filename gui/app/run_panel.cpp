@@ -99,6 +99,8 @@ void RunPanel::prepare_sweep(const QString& sweep_file) {
   args_->setText(QStringLiteral("sweep %1").arg(sweep_file));
 }
 
+void RunPanel::set_arguments(const QString& line) { args_->setText(line); }
+
 bool RunPanel::start() {
   if (running()) return false;
   stdout_.clear();

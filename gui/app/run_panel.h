@@ -22,6 +22,8 @@ class RunPanel : public QWidget {
   void prepare_simulate(const QString& scenario_file, const QString& trace_file);
   // Prepares `sweep SWEEP_FILE`; the user may edit the line before Run.
   void prepare_sweep(const QString& sweep_file);
+  // Replaces the argument line (split like a shell would, see QProcess::splitCommand).
+  void set_arguments(const QString& line);
   // Starts the child with the current argument line; false when one is already running.
   bool start();
   void cancel();

@@ -25,38 +25,53 @@ int ChartView::show_sweep(const CsvTable& t, const ChartColumns& c, const QStrin
   chart->setTitle(title);
   chart->setBackgroundBrush(background_color());
   const auto series = chart_series(t, c);
-  auto* ax = new QValueAxis;
-  auto* ay = new QValueAxis;
+  double x0 = 1e300, x1 = -1e300, y1 = 0;
+  for (const auto& [name, pts] : series)
+    for (const auto& pt : pts) {
+      x0 = std::min(x0, pt.x());
+      x1 = std::max(x1, pt.x());
+      y1 = std::max(y1, pt.y());
+    }
+  // Seconds columns below one second are shown in ms; x spanning a factor >= 4 on a log2 axis
+  // (cp = 2, 4, 8, ...).
+  const QString yname = c.y >= 0 ? t.header[c.y] : QStringLiteral("y");
+  const bool ms = yname.endsWith("_s") && y1 > 0 && y1 < 1;
+  const double yscale = ms ? 1e3 : 1.0;
+  const bool log_x = x0 > 0 && x1 / x0 >= 4;
+  QAbstractAxis* ax = nullptr;
+  if (log_x) {
+    auto* lx = new QLogValueAxis;
+    lx->setBase(2);
+    lx->setLabelFormat("%g");
+    lx->setRange(x0 / 1.25, x1 * 1.25);
+    ax = lx;
+  } else {
+    auto* vx = new QValueAxis;
+    vx->setLabelFormat("%g");
+    if (x1 >= x0) vx->setRange(x0, x1);
+    vx->applyNiceNumbers();
+    ax = vx;
+  }
   ax->setTitleText(c.x >= 0 ? t.header[c.x] : QStringLiteral("x"));
-  ay->setTitleText(c.y >= 0 ? t.header[c.y] : QStringLiteral("y"));
+  auto* ay = new QValueAxis;
+  ay->setTitleText(ms ? yname.left(yname.size() - 2) + " (ms)" : yname);
+  ay->setLabelFormat("%g");
+  ay->setRange(0, y1 * yscale * 1.1 + 1e-15);
+  ay->applyNiceNumbers();
   chart->addAxis(ax, Qt::AlignBottom);
   chart->addAxis(ay, Qt::AlignLeft);
-  double x0 = 1e300, x1 = -1e300, y1 = 0;
   int n = 0;
   for (const auto& [name, pts] : series) {
     auto* line = new QLineSeries;
     line->setName(name);
     line->setPointsVisible(true);
-    QPen pen(group_index_color(n * 3 + 1).darker(115), 2.5);
-    line->setPen(pen);
-    for (const auto& pt : pts) {
-      line->append(pt);
-      x0 = std::min(x0, pt.x());
-      x1 = std::max(x1, pt.x());
-      y1 = std::max(y1, pt.y());
-    }
+    line->setPen(QPen(group_index_color(n * 3 + 1).darker(115), 2.5));
+    for (const auto& pt : pts) line->append(pt.x(), pt.y() * yscale);
     chart->addSeries(line);
     line->attachAxis(ax);
     line->attachAxis(ay);
     ++n;
   }
-  if (n > 0) {
-    const double pad = std::max(1e-12, (x1 - x0) * 0.05);
-    ax->setRange(x0 - pad, x1 + pad);
-    ay->setRange(0, y1 * 1.1 + 1e-15);
-  }
-  ax->setLabelFormat("%g");
-  ay->setLabelFormat("%g");
   chart->legend()->setAlignment(Qt::AlignRight);
   QChart* old = this->chart();
   setChart(chart);

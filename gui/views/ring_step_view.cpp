@@ -14,7 +14,7 @@ namespace {
 
 constexpr double kMargin = 14;
 constexpr double kHeader = 52;
-constexpr double kFooter = 58;
+constexpr double kFooter = 72;
 
 const char* section_name(MaskSection s) {
   switch (s) {
@@ -204,9 +204,11 @@ void RingStepView::paintEvent(QPaintEvent*) {
     for (int o = 0; o < m.ring_size(); ++o) bal += QStringLiteral(" %1").arg(m.blocks_of_owner(o));
   }
   p.drawText(QPointF(kMargin, fy + 30), bal);
-  p.drawText(QPointF(kMargin, fy + 46),
-             tr("Left: upper half of a cell = queries held (dark = used this step), lower half = K/V buffer (colour of its source). "
-                "Right: colour = ring position that computes the block, s = step; faded = later step; triangle = diagonal block."));
+  p.setPen(QColor(0x50, 0x50, 0x50));
+  p.drawText(QRectF(kMargin, fy + 34, width() - 2 * kMargin, kFooter - 30), Qt::TextWordWrap,
+             tr("Left: upper half of a cell = queries held (dark = used this step), lower half = K/V buffer (colour of "
+                "its source). Right: colour = ring position that computes the block, s = step; faded = later step; "
+                "outlined = this step; triangle = diagonal block (causal inside)."));
 }
 
 RingStepPanel::RingStepPanel(QWidget* parent) : QWidget(parent) {

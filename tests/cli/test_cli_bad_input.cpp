@@ -103,6 +103,9 @@ std::vector<Case> cases() {
       {"gpu_mapping_incomplete", C("  gpu: {name: my-gpu, bf16_tflops: 500 TFLOPS}\n"), "", 1, {"cluster.gpu.hbm_bandwidth: missing 'hbm_bandwidth'", "cluster.gpu.memory: missing 'memory'"}},
       {"efficiency_above_one", C("  efficiency: {gemm: 1.5}\n"), "", 1, {"FILE:11:22: error: cluster.efficiency.gemm: value 1.5 is outside the valid range (0, 1]"}},
       {"topology_unknown", C("  inter_node: {topology: torus}\n"), "", 1, {"cluster.inter_node.topology: invalid value 'torus' (valid values: fat-tree, star)"}},
+      {"world_too_large", C("  nodes: 2000000000\n"), "", 1, {"cluster.nodes: world size nodes x gpus_per_node = 16000000000 is larger than hcpsim's limit of 262144 GPUs"}},
+      {"cp_too_large", R("context_parallel_size: 8", "context_parallel_size: 2000000000"), "", 1, {"FILE:8:26: error: model.context_parallel_size: 2000000000 is larger than hcpsim's limit"}},
+      {"deeply_nested", "name: x\nmodel: " + std::string(5000, '[') + std::string(5000, ']') + "\n", "", 1, {"FILE:2:"}},
       // --- faults
       {"fault_two_kinds", C("  faults:\n    - {rank: 1, node: 0, slowdown: 2}\n"), "", 1, {"FILE:12:7: error: cluster.faults[0]: a fault is either a straggler"}},
       {"fault_slowdown_below_one", C("  faults: [{rank: 1, slowdown: 0.5}]\n"), "", 1, {"cluster.faults[0].slowdown: value 0.5 is outside the valid range [1, 1000]"}},

@@ -55,8 +55,11 @@ double non_background_fraction(const QImage& img) {
   return 1.0 - static_cast<double>(count_color(img, background_color())) / (img.width() * img.height());
 }
 
+// Set HCPSIM_GUI_SHOT_DIR to keep the pictures for a look.
 QImage shoot(ScreenshotRequest r, const Scenario* s, const QTemporaryDir& dir) {
-  r.out = dir.filePath(r.view + ".png");
+  const QString keep = qEnvironmentVariable("HCPSIM_GUI_SHOT_DIR");
+  static int n = 0;
+  r.out = keep.isEmpty() ? dir.filePath(r.view + ".png") : keep + QStringLiteral("/%1-%2.png").arg(r.view).arg(n++);
   QString err;
   EXPECT_TRUE(render_screenshot(r, s, &err)) << err.toStdString();
   QImage img(r.out);

@@ -38,9 +38,9 @@ BhsdView view_rows(const DeviceBuffer& buf, int parent_len, int heads, int dim, 
 
 class AttentionGpu : public ::testing::TestWithParam<Case> {};
 
-TEST_P(AttentionGpu, ForwardAndBackwardMatchReference) {
-  HCPSIM_REQUIRE_GPU();
-  const Case c = GetParam();
+// One forward + backward of case `c`; `elementwise` selects the reference fragment loads.
+void check_case(const Case& c, bool elementwise) {
+  SCOPED_TRACE(elementwise ? "element-wise fragment loads" : "ldmatrix fragment loads");
   std::mt19937 rng(1234);
   std::vector<float> qf, kf, vf, dof;
   const auto qb = test::random_bf16(static_cast<std::size_t>(c.batch) * c.q_parent * c.heads * c.dim, rng, qf);
@@ -58,6 +58,7 @@ TEST_P(AttentionGpu, ForwardAndBackwardMatchReference) {
   kernels::AttentionDims dims;
   dims.batch = c.batch; dims.q_len = c.q_len; dims.kv_len = c.kv_len; dims.heads = c.heads;
   dims.kv_heads = c.kv_heads; dims.head_dim = c.dim; dims.mask = c.mask;
+  dims.elementwise_fragments = elementwise;
   const BhsdView q = view_rows(dq_in, c.q_parent, c.heads, c.dim, c.q_offset);
   const BhsdView k = view_rows(dk_in, c.kv_parent, c.kv_heads, c.dim, c.kv_offset);
   const BhsdView v = view_rows(dv_in, c.kv_parent, c.kv_heads, c.dim, c.kv_offset);
@@ -98,6 +99,12 @@ TEST_P(AttentionGpu, ForwardAndBackwardMatchReference) {
   EXPECT_LT(test::rel_max_error(test::to_floats(d_dq.download<std::uint16_t>(o_elems)), rdq), 3e-2) << "dQ";
   EXPECT_LT(test::rel_max_error(test::to_floats(d_dk.download<std::uint16_t>(kv_elems)), rdk), 3e-2) << "dK";
   EXPECT_LT(test::rel_max_error(test::to_floats(d_dv.download<std::uint16_t>(kv_elems)), rdv), 3e-2) << "dV";
+}
+
+TEST_P(AttentionGpu, ForwardAndBackwardMatchReference) {
+  HCPSIM_REQUIRE_GPU();
+  check_case(GetParam(), false);
+  check_case(GetParam(), true);
 }
 
 INSTANTIATE_TEST_SUITE_P(

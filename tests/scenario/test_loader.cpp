@@ -66,6 +66,8 @@ TEST(Loader, ListItemsAndFaults) {
   EXPECT_DOUBLE_EQ(s.cluster.faults[1].bandwidth_factor, 0.5);
   EXPECT_EQ(s.cluster.faults[2].kind, Fault::Kind::FailedNic);
   EXPECT_EQ(s.location_of("cluster.faults[1].nic").line, 13);
+  EXPECT_EQ(s.location_of("cluster.faults[2]").line, 14);
+  EXPECT_EQ(s.location_of("cluster.faults[2]").column, 7);
 }
 
 TEST(Loader, FaultValueRanges) {
@@ -178,6 +180,10 @@ TEST(Loader, CommTypeList) {
   ASSERT_EQ(s.model.cp_comm_type.size(), 4u);
   EXPECT_EQ(s.comm_type_for_layer(2), CpCommType::AllGather);
   EXPECT_EQ(s.comm_type_for_layer(3), CpCommType::A2AP2P);
+  // List items are recorded as a.b[i]: "  cp_comm_type: [a2a, p2p, all_gather" -> item 2 at column 28.
+  EXPECT_EQ(s.location_of("model.cp_comm_type[2]").line, 8);
+  EXPECT_EQ(s.location_of("model.cp_comm_type[2]").column, 28);
+  EXPECT_EQ(s.location_of("model.hierarchical_context_parallel_sizes[1]").line, 9);
 }
 
 }  // namespace

@@ -125,7 +125,9 @@ TEST(Validate, OrderAndFaultRanges) {
 
 const Diagnostic* warning(const Diagnostics& d, const std::string& text) {
   const Diagnostic* w = find(d, text);
-  if (w != nullptr) EXPECT_EQ(w->severity, Severity::Warning);
+  if (w != nullptr) {
+    EXPECT_EQ(w->severity, Severity::Warning);
+  }
   return w;
 }
 

@@ -90,7 +90,8 @@ struct Result {
   std::vector<double> start_s, end_s;   // per task
 };
 
-inline Result simulate(const TaskGraph& g, const ClusterConfig& c, const PlanCosts& costs) {
+inline Result simulate(const TaskGraph& g, const ClusterConfig& c, const PlanCosts& costs,
+                       ComputeMode mode = ComputeMode::Timer) {
   Result r;
   r.start_s.assign(g.size(), -1);
   r.end_s.assign(g.size(), -1);
@@ -99,7 +100,7 @@ inline Result simulate(const TaskGraph& g, const ClusterConfig& c, const PlanCos
                               r.start_s[t] = s;
                               r.end_s[t] = e;
                             },
-                            {});
+                            {}, mode);
   return r;
 }
 

@@ -72,6 +72,26 @@ TEST(SimExact, TwoKernelsOnOneGpuShareIt) {
   EXPECT_TIME(r.end_s[other], 1e-3);
 }
 
+TEST(SimExact, OverlappingKernelsShareTheGpuInBothComputeModes) {
+  // 1 ms and 3 ms kernels start together, a 2 ms one joins at 1 ms (after a 1 ms predecessor on
+  // another GPU). 0-1 ms: two share -> each gets 0.5 ms of work. 1 ms: the first has 0.5 ms left,
+  // three share: it ends at 1 + 3*0.5 = 2.5 ms. Then two share: the 3 ms one has 3-0.5-0.5 = 2 ms
+  // left and the 2 ms one 2-0.5 = 1.5 ms: the 2 ms one ends at 2.5 + 2*1.5 = 5.5 ms, the 3 ms one
+  // then has 0.5 ms left alone: 6 ms.
+  for (ComputeMode mode : {ComputeMode::Timer, ComputeMode::Exec}) {
+    TaskGraph g;
+    const TaskId a = compute(g, 0, 1e-3);
+    const TaskId b = compute(g, 0, 3e-3);
+    const TaskId pre = compute(g, 1, 1e-3);
+    const TaskId c = compute(g, 0, 2e-3);
+    g.add_dep(pre, c);
+    const auto r = simulate(g, cluster(1, 8, 8), unit_costs(8), mode);
+    EXPECT_TIME(r.end_s[a], 2.5e-3);
+    EXPECT_TIME(r.end_s[c], 5.5e-3);
+    EXPECT_TIME(r.end_s[b], 6e-3);
+  }
+}
+
 TEST(SimExact, AllToAllIsPairwiseFlowsLimitedByEachPort) {
   // n ranks in one node, T bytes per rank: each port carries (n-1) pieces of T/n out and in.
   TaskGraph g;

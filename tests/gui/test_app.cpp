@@ -1,0 +1,110 @@
+// The window's pieces: live validation in the scenario editor (diagnostics under the field), form
+// and YAML kept in sync, child-process runs with progress and cancel while the event loop runs.
+#include <gtest/gtest.h>
+
+#include <QElapsedTimer>
+#include <QFile>
+#include <QSignalSpy>
+#include <QSpinBox>
+#include <QTest>
+
+#include "gui/app/run_panel.h"
+#include "gui/app/scenario_editor.h"
+
+using namespace hcpsim;
+using namespace hcpsim::gui;
+
+namespace {
+
+QString example_yaml() {
+  QFile f(HCPSIM_SOURCE_DIR "/scenarios/llama3-70b-128k-dgx-h100-hcp.yaml");
+  EXPECT_TRUE(f.open(QIODevice::ReadOnly));
+  return QString::fromUtf8(f.readAll());
+}
+
+TEST(ScenarioEditor, ValidScenarioFillsTheForm) {
+  ScenarioEditor ed;
+  QSignalSpy changed(&ed, &ScenarioEditor::scenario_changed);
+  ed.set_yaml(example_yaml(), "example.yaml");
+  ASSERT_FALSE(ed.diagnostics().has_errors());
+  ASSERT_EQ(changed.count(), 1);
+  ASSERT_TRUE(ed.scenario());
+  EXPECT_EQ(ed.scenario()->cp(), 16);
+  auto* cp = ed.findChild<QSpinBox*>("model.context_parallel_size");
+  ASSERT_NE(cp, nullptr);
+  EXPECT_EQ(cp->value(), 16);
+  EXPECT_TRUE(ed.field_message("model.context_parallel_size").isEmpty());
+}
+
+TEST(ScenarioEditor, FormEditShowsDiagnosticUnderTheField) {
+  ScenarioEditor ed;
+  ed.set_yaml(example_yaml(), "example.yaml");
+  QSignalSpy changed(&ed, &ScenarioEditor::scenario_changed);
+  // 32 GPUs, tp=2: cp=3 leaves 32 % 6 != 0.
+  ed.findChild<QSpinBox*>("model.context_parallel_size")->setValue(3);
+  EXPECT_TRUE(ed.diagnostics().has_errors());
+  EXPECT_TRUE(ed.yaml().contains("context_parallel_size: 3"));
+  EXPECT_TRUE(ed.field_message("model.context_parallel_size").contains("divisible")) <<
+      ed.field_message("model.context_parallel_size").toStdString();
+  EXPECT_EQ(changed.count(), 0);   // the views keep the last valid scenario
+  // Back to a valid value: the message goes away and the scenario is re-emitted.
+  ed.findChild<QSpinBox*>("model.context_parallel_size")->setValue(16);
+  EXPECT_FALSE(ed.diagnostics().has_errors());
+  EXPECT_TRUE(ed.field_message("model.context_parallel_size").isEmpty());
+  EXPECT_EQ(changed.count(), 1);
+}
+
+TEST(ScenarioEditor, TextErrorsCarryTheLine) {
+  ScenarioEditor ed;
+  QString y = example_yaml();
+  y.replace("  seq_length: 131072", "  seq_lenght: 131072");
+  ed.set_yaml(y, "typo.yaml");
+  ASSERT_TRUE(ed.diagnostics().has_errors());
+  bool has_line = false;
+  for (const auto& d : ed.diagnostics().items()) has_line = has_line || d.line > 0;
+  EXPECT_TRUE(has_line);
+  EXPECT_FALSE(ed.scenario());
+}
+
+TEST(RunPanel, ParsesProgress) {
+  int d = 0, t = 0;
+  EXPECT_TRUE(parse_progress("[####    ] 12/40  0 invalid/failed  3.1 pts/s", d, t));
+  EXPECT_EQ(d, 12);
+  EXPECT_EQ(t, 40);
+  EXPECT_FALSE(parse_progress("no numbers here", d, t));
+  EXPECT_FALSE(parse_progress("7/0", d, t));
+}
+
+TEST(RunPanel, ChildRunsWhileTheEventLoopTurns) {
+  qputenv("HCPSIM_BIN", "/bin/sh");
+  RunPanel p;
+  QSignalSpy done(&p, &RunPanel::finished);
+  p.set_arguments("-c \"echo 3/4 >&2; sleep 0.3; echo finished-ok\"");
+  ASSERT_TRUE(p.start());
+  EXPECT_TRUE(p.running());
+  EXPECT_FALSE(p.start());   // one at a time
+  ASSERT_TRUE(done.wait(5000));
+  EXPECT_EQ(done.at(0).at(0).toInt(), 0);
+  EXPECT_TRUE(done.at(0).at(1).toString().contains("finished-ok"));
+  EXPECT_TRUE(p.output().contains("3/4"));
+  qunsetenv("HCPSIM_BIN");
+}
+
+TEST(RunPanel, CancelStopsTheChild) {
+  qputenv("HCPSIM_BIN", "/bin/sh");
+  RunPanel p;
+  QSignalSpy done(&p, &RunPanel::finished);
+  p.set_arguments("-c \"sleep 30\"");
+  ASSERT_TRUE(p.start());
+  QElapsedTimer t;
+  t.start();
+  QTest::qWait(100);
+  p.cancel();
+  ASSERT_TRUE(done.wait(5000));
+  EXPECT_LT(t.elapsed(), 4000);
+  EXPECT_NE(done.at(0).at(0).toInt(), 0);
+  EXPECT_FALSE(p.running());
+  qunsetenv("HCPSIM_BIN");
+}
+
+}  // namespace
