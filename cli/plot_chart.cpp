@@ -10,6 +10,8 @@
 #include <QLineSeries>
 #include <QLogValueAxis>
 #include <QPainter>
+#include <QPen>
+#include <QColor>
 #include <QPixmap>
 #include <QScatterSeries>
 #include <QSvgGenerator>
@@ -61,6 +63,12 @@ void render_chart(const planning::ChartData& chart, const std::string& path) {
       x_hi = std::max(x_hi, s.x[i]);
     }
     line->setPointsVisible(true);
+    // Qt's default theme repeats after 5 series; give each series its own colour.
+    static const char* kPalette[] = {"#1f77b4", "#ff7f0e", "#2ca02c", "#d62728", "#9467bd",
+                                     "#8c564b", "#e377c2", "#7f7f7f", "#bcbd22", "#17becf"};
+    QPen pen(QColor(kPalette[qchart->series().size() % 10]));
+    pen.setWidth(2);
+    line->setPen(pen);
     qchart->addSeries(line);
   }
   QAbstractAxis* x_axis = nullptr;

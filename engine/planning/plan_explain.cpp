@@ -82,7 +82,7 @@ std::string explain(const PlanEntry& e, const PlanEntry& best, const std::string
     }
   }
   why += "; tp=" + std::to_string(c.tp) + "; " + num(e.memory.total_bytes / kGiB, 1) + " of " +
-         num(e.memory.capacity_bytes / kGiB, 0) + " GiB";
+         num(e.memory.capacity_bytes / kGiB, 1) + " GiB";
   if (&e == &best) {
     why += "; best " + metric;
   } else {

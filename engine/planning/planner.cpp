@@ -53,6 +53,7 @@ std::vector<PlanCandidate> enumerate_candidates(const Scenario& base, int gpus) 
     for (int cp : divisors(gpus / pp / tp)) {
       const int dp = gpus / pp / tp / cp;
       for (const std::string& order : orders) {
+        if (order != orders.front() && dp == 1) continue;   // the orders differ only when dp > 1 and pp > 1
         PlanCandidate c;
         c.tp = tp;
         c.cp = cp;

@@ -56,7 +56,8 @@ using ScenarioValidator = std::function<Diagnostics(const Scenario&)>;
 using ScenarioPredictor = std::function<PointMetrics(const Scenario&)>;
 
 // Every candidate on `gpus` GPUs (tp divides gpus_per_node; cp*tp*pp divides gpus; for a2a+p2p
-// every split with 2 <= A < cp; the tp-cp-ep-pp-dp order only when pp > 1, where it differs).
+// every split with 2 <= A < cp; the tp-cp-ep-pp-dp order only when pp > 1 and dp > 1, the only
+// case where it gives other groups).
 // Throws std::invalid_argument when gpus is not a multiple of gpus_per_node (or a divisor of it).
 std::vector<PlanCandidate> enumerate_candidates(const Scenario& base, int gpus);
 

@@ -7,6 +7,8 @@
 
 #include "engine/memory/memory_model.h"
 #include "engine/planning/planner.h"
+#include "engine/scenario/loader.h"
+#include "engine/scenario/validate.h"
 
 namespace hcpsim::planning {
 namespace {
@@ -88,8 +90,9 @@ TEST(Planner, EnumeratesEverySplitOnOneNode) {
     }
   }
   EXPECT_EQ(hcp, 4);   // tp1: [2,2] [2,4] [4,2]; tp2: [2,2]
-  // pp = 2 adds the tp-cp-ep-pp-dp order.
-  EXPECT_EQ(enumerate_candidates(llama70b(2, 2), 16).size(), 2 * 26u);
+  // pp = 2 on 16 GPUs (8 per stage) adds the tp-cp-ep-pp-dp order wherever dp > 1:
+  // tp1: cp1 1x2, cp2 3x2, cp4 4x2, cp8 5x1 = 21; tp2: 1x2 + 3x2 + 4 = 12; tp4: 1x2 + 3 = 5; tp8: 1.
+  EXPECT_EQ(enumerate_candidates(llama70b(2, 2), 16).size(), 39u);
   EXPECT_THROW(enumerate_candidates(llama70b(1, 1), 12), std::invalid_argument);
 }
 
@@ -164,6 +167,26 @@ TEST(Planner, NothingFitsGivesAnEmptyPlan) {
   const PlanOutcome out = plan(base, PlanOptions{}, test_validate, fake_predict);
   EXPECT_TRUE(out.best.empty());
   EXPECT_GT(out.out_of_memory, 0u);
+}
+
+TEST(Planner, EngineValidatorAndShippedScenario) {
+  // The real validate() on the shipped Llama-3-70B scenario: every proposal validates without
+  // errors and fits; the rejected set includes pure a2a beyond the KV heads.
+  LoadOptions lo;
+  lo.overrides = {"model.pipeline_model_parallel_size=4", "cluster.nodes=8"};   // 70B needs pp to fit
+  const Scenario base = load_scenario_file(std::string(HCPSIM_SOURCE_DIR) +
+                                           "/scenarios/llama3-70b-128k-dgx-h100-hcp.yaml", lo);
+  PlanOptions o = full_recompute(1000);
+  const PlanOutcome out = plan(base, o, [](const Scenario& s) { return validate(s); }, fake_predict);
+  ASSERT_FALSE(out.best.empty());
+  EXPECT_GT(out.invalid, 0u);
+  for (const PlanEntry& e : out.best) {
+    EXPECT_FALSE(validate(e.scenario).has_errors()) << e.candidate.label();
+    EXPECT_TRUE(estimate_memory(e.scenario, o.memory).fits) << e.candidate.label();
+    if (e.candidate.comm == CpCommType::A2A) {
+      EXPECT_LE(e.candidate.cp, e.scenario.kv_heads_per_tp_rank());
+    }
+  }
 }
 
 }  // namespace
