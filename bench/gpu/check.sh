@@ -11,6 +11,7 @@ OUT=${OUT:-$BUILD/check}
 JOBS=$(nproc 2>/dev/null || echo 8)
 SCEN=$ROOT/bench/gpu/emulated-small.yaml
 mkdir -p "$OUT"
+OUT=$(cd "$OUT" && pwd)   # absolute: the calibration path is passed as a scenario override
 t0=$(date +%s)
 step() { echo; echo "== $* ($(( $(date +%s) - t0 )) s)"; }
 status=0
@@ -52,7 +53,7 @@ timeout 180 "$HCPSIM" run "$SCEN" --emulate-ranks --iterations 3 --trace "$OUT/m
 cat "$OUT/run.txt"
 
 step "prediction with this calibration, and compare"
-if "$HCPSIM" simulate "$SCEN" "cluster.calibration=$OUT/calib.yaml" simulation.backend=analytic \
+if "$HCPSIM" simulate "$SCEN" "cluster.calibration=$OUT/calib.yaml" --backend analytic \
      --trace "$OUT/predicted.json" > "$OUT/simulate.txt" 2>&1; then
   "$HCPSIM" compare "$OUT/predicted.json" "$OUT/measured.json" > "$OUT/compare.txt" 2>&1
   "$HCPSIM" compare "$OUT/predicted.json" "$OUT/measured.json" --format json > "$OUT/compare.json" 2>/dev/null
