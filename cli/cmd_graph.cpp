@@ -3,7 +3,7 @@
 #include <iostream>
 
 #include "cli/commands.h"
-#include "cli/minimal_scenario_loader.h"
+#include "cli/scenario_args.h"
 #include "engine/graph/graph_export.h"
 #include "engine/layout/rank_layout.h"
 #include "engine/schedule/build.h"
@@ -13,8 +13,7 @@ namespace hcpsim::cli {
 namespace {
 
 struct GraphArgs {
-  std::string file;
-  std::vector<std::string> overrides;
+  ScenarioArgs scenario;
   int rank = -1;
   int layer = -1;
   std::string pass;
@@ -26,8 +25,7 @@ struct GraphArgs {
 void add_graph_command(CLI::App& app, CliContext& ctx) {
   auto args = std::make_shared<GraphArgs>();
   auto* cmd = app.add_subcommand("graph", "Print the per-rank task graph of a scenario (text, dot or json)");
-  cmd->add_option("file", args->file, "scenario YAML file")->required();
-  cmd->add_option("overrides", args->overrides, "key.path=value overrides");
+  add_scenario_args(*cmd, args->scenario);
   cmd->add_option("--rank", args->rank, "only this global rank");
   cmd->add_option("--layer", args->layer, "only this layer (0-based)");
   cmd->add_option("--pass", args->pass, "only this pass")->check(CLI::IsMember({"forward", "backward"}));
@@ -39,7 +37,13 @@ void add_graph_command(CLI::App& app, CliContext& ctx) {
       "cluster.nodes=1 --format dot > g.dot\n"
       "  hcpsim graph s.yaml --format json --layer 0");
   cmd->callback([args, &ctx]() {
-    const Scenario s = load_scenario_minimal(args->file, args->overrides);
+    int code = 0;
+    const auto loaded = load_for_command(args->scenario.file, args->scenario.overrides, code);
+    if (!loaded) {
+      ctx.exit_code = code;
+      return;
+    }
+    const Scenario& s = *loaded;
     const RankLayout layout = RankLayout::from_scenario(s);
     GraphOptions opt = graph_options_from(s);
     const TaskGraph g = build_task_graph(s, layout, opt);

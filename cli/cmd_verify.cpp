@@ -5,7 +5,7 @@
 #include <nlohmann/json.hpp>
 
 #include "cli/commands.h"
-#include "cli/minimal_scenario_loader.h"
+#include "cli/scenario_args.h"
 #include "engine/reference/verify.h"
 
 namespace hcpsim::cli {
@@ -13,8 +13,7 @@ namespace hcpsim::cli {
 namespace {
 
 struct VerifyArgs {
-  std::string file;
-  std::vector<std::string> overrides;
+  ScenarioArgs scenario;
   std::string format = "text";
   bool use_float = false;
   bool pitfall = false;
@@ -34,8 +33,7 @@ bool needs_pitfall(const Scenario& s) {
 void add_verify_command(CLI::App& app, CliContext& ctx) {
   auto args = std::make_shared<VerifyArgs>();
   auto* cmd = app.add_subcommand("verify", "Prove a scenario's schedule exact on the CPU reference executor");
-  cmd->add_option("file", args->file, "scenario YAML file")->required();
-  cmd->add_option("overrides", args->overrides, "key.path=value overrides");
+  add_scenario_args(*cmd, args->scenario);
   cmd->add_option("--format", args->format, "output format")->check(CLI::IsMember({"text", "json"}));
   cmd->add_flag("--float", args->use_float, "single precision (tolerance 1e-4 instead of 1e-5)");
   cmd->add_flag("--pitfall", args->pitfall, "run the silent-disable pitfall graph (spec 5) instead");
@@ -46,10 +44,16 @@ void add_verify_command(CLI::App& app, CliContext& ctx) {
       "shrinks S to 2*cp*4 tokens, head dim 8 and the heads to the fewest the a2a degrees allow.\n"
       "Examples:\n"
       "  hcpsim verify scenarios/llama3-70b-128k-dgx-h100-hcp.yaml\n"
-      "  hcpsim verify s.yaml model.cp_comm_type=a2a+p2p model.hierarchical_context_parallel_sizes=null   # pitfall\n"
+      "  hcpsim verify s.yaml --pitfall      # the spec-5 graph (each rank attends to its own chunk): reported WRONG\n"
       "  hcpsim verify s.yaml model.attn_mask_type=no_mask --format json");
   cmd->callback([args, &ctx]() {
-    const Scenario original = load_scenario_minimal(args->file, args->overrides);
+    int code = 0;
+    const auto loaded = load_for_command(args->scenario.file, args->scenario.overrides, code);
+    if (!loaded) {
+      ctx.exit_code = code;
+      return;
+    }
+    const Scenario& original = *loaded;
     const bool pitfall = args->pitfall || needs_pitfall(original);
     Scenario s = original;
     if (pitfall && needs_pitfall(original))   // give the rules a consistent (unused) layout
