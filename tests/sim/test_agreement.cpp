@@ -25,6 +25,7 @@ struct Case {
   bool backward = false;
   std::int64_t seq = 16384;
   std::vector<Fault> faults = {};
+  int ffn = 0;   // > 0: whole layer (GEMMs and TP collectives around attention)
 };
 
 Fault straggler(int rank, double slowdown) {
@@ -64,6 +65,7 @@ Scenario make(const Case& c) {
   s.simulation.backward = c.backward;
   s.simulation.layers = 1;
   s.cluster.faults = c.faults;
+  s.model.ffn_hidden_size = c.ffn;
   return s;
 }
 
@@ -145,6 +147,10 @@ const Case kCases[] = {
     {"hcp_4x2_intra_nomask", CpCommType::A2AP2P, 1, 8, 1, 8, {4, 2}, MaskType::NoMask},
     {"a2a_cp8_intra_bwd", CpCommType::A2A, 1, 8, 1, 8, {}, MaskType::Causal, true},
     {"p2p_cp8_intra_bwd", CpCommType::P2P, 1, 8, 1, 8, {}, MaskType::Causal, true},
+    // whole layer: GEMMs and TP collectives (NCCL rings) around attention
+    {"p2p_cp4_intra_tp2_layer", CpCommType::P2P, 1, 8, 2, 4, {}, MaskType::Causal, false, 16384, {}, 14336},
+    {"hcp_2x2_inter_tp4_layer_bwd", CpCommType::A2AP2P, 4, 4, 4, 4, {2, 2}, MaskType::Causal, true, 16384, {},
+     14336},
     // faults both backends model the same way while each NIC carries one flow at a time
     {"p2p_cp16_inter_straggler", CpCommType::P2P, 2, 8, 1, 16, {}, MaskType::Causal, false, 16384, {straggler(5, 1.5)}},
     {"a2a_cp16_inter_degraded_nic", CpCommType::A2A, 2, 8, 1, 16, {}, MaskType::Causal, false, 16384,
