@@ -2,6 +2,7 @@
 #include <CLI/CLI.hpp>
 #include <exception>
 #include <iostream>
+#include <string>
 
 #include "cli/commands.h"
 
@@ -24,6 +25,19 @@ int main(int argc, char** argv) {
   add_run_command(app, ctx);
   add_calibrate_command(app, ctx);
   add_compare_command(app, ctx);
+  if (argc > 1 && argv[1][0] != '-') {
+    bool known = false;
+    std::string names;
+    for (const auto* sub : app.get_subcommands({})) {
+      known = known || sub->get_name() == argv[1];
+      names += (names.empty() ? "" : ", ") + sub->get_name();
+    }
+    if (!known) {
+      std::cerr << "hcpsim: error: unknown command '" << argv[1] << "'; valid commands: " << names
+                << "\nRun 'hcpsim --help' for an overview.\n";
+      return 2;
+    }
+  }
   try {
     app.parse(argc, argv);
   } catch (const CLI::CallForHelp& e) {

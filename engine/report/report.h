@@ -35,7 +35,7 @@ struct CriticalPathEntry {
   double end_s = 0;     // when the path leaves it
 };
 
-// Filled by the planning helper's memory model (engine/memory); absent from simulate otherwise.
+// Per-GPU memory from the memory model (engine/memory); simulate_scenario always fills it.
 struct MemoryReport {
   double peak_bytes_per_gpu = 0;
   double capacity_bytes_per_gpu = 0;

@@ -82,6 +82,10 @@ std::string report_to_text(const Report& r, const ReportOptions& options) {
     row(os, "peak", mib(r.memory->peak_bytes_per_gpu), "MiB");
     row(os, "capacity", mib(r.memory->capacity_bytes_per_gpu), "MiB");
     for (const auto& [item, b] : r.memory->breakdown_bytes) row(os, "  " + item, mib(b), "MiB");
+    if (r.memory->peak_bytes_per_gpu > r.memory->capacity_bytes_per_gpu)
+      os << "  WARNING: does not fit: peak exceeds the GPU memory by "
+         << mib(r.memory->peak_bytes_per_gpu - r.memory->capacity_bytes_per_gpu)
+         << " MiB (times above assume it would)\n";
   }
   return os.str();
 }
@@ -135,7 +139,8 @@ std::string report_to_json(const Report& r) {
   if (r.memory) {
     json b = json::object();
     for (const auto& [item, bytes] : r.memory->breakdown_bytes) b[item] = bytes;
-    j["memory"] = {{"peak_bytes_per_gpu", r.memory->peak_bytes_per_gpu},
+    j["memory"] = {{"fits", r.memory->peak_bytes_per_gpu <= r.memory->capacity_bytes_per_gpu},
+                   {"peak_bytes_per_gpu", r.memory->peak_bytes_per_gpu},
                    {"capacity_bytes_per_gpu", r.memory->capacity_bytes_per_gpu},
                    {"breakdown_bytes", b}};
   }

@@ -1,5 +1,8 @@
 #include "engine/report/simulate.h"
 
+#include "engine/memory/memory_model.h"
+#include "engine/memory/memory_report.h"
+
 #include <algorithm>
 #include <chrono>
 
@@ -40,6 +43,7 @@ SimulationResult simulate_scenario(const Scenario& s, Backend& backend, const Si
   ro.wall_s = wall;
   r.report = compute_report(r.trace, ro);
   r.report.tasks = g.size();
+  r.report.memory = to_memory_report(estimate_memory(s));   // per-GPU memory, flagged when it does not fit
   if (!options.keep_events) r.trace.events.clear();
   return r;
 }
