@@ -140,7 +140,7 @@ std::vector<Case> cases() {
       {"no_file_argument", none, "!validate", 2, {"is required", "Run with --help"}},
       {"unknown_option", kBase, "!validate FILE --frobnicate", 2, {"--frobnicate"}},
       {"layout_bad_format", kBase, "!layout FILE --format xml", 2, {"xml not in {text,json}"}},
-      {"unknown_command", none, "!frobnicate", 2, {"A subcommand is required"}},
+      {"unknown_command", none, "!frobnicate", 2, {"unknown command 'frobnicate'", "valid commands: ", "simulate"}},
   };
 }
 
