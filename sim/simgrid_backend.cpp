@@ -12,36 +12,6 @@ namespace hcpsim::sim {
 
 namespace {
 
-// Static fields of a trace event (the same ones every backend fills).
-TraceEvent event_for(const TaskGraph& g, const Task& t, double start_s, double end_s) {
-  TraceEvent e;
-  e.task = t.id;
-  e.rank = t.rank;
-  e.stream = t.stream;
-  e.kind = t.kind;
-  e.pass = t.pass;
-  e.layer = t.layer;
-  e.step = t.step;
-  e.start_s = start_s;
-  e.end_s = end_s;
-  e.bytes = t.bytes;
-  e.flops = t.flops;
-  e.name = g.display_name(t);
-  if (t.comm != kNone && t.comm < g.comms().size()) {
-    const CommOp& op = g.comms()[t.comm];
-    if (op.kind == TaskKind::SendRecv) {
-      for (const Transfer& tr : op.transfers) {
-        if (tr.src == t.rank && tr.dst != t.rank) e.peers.push_back(tr.dst);
-        else if (tr.dst == t.rank && tr.src != t.rank) e.peers.push_back(tr.src);
-      }
-    } else {
-      for (int r : op.ranks)
-        if (r != t.rank) e.peers.push_back(r);
-    }
-  }
-  return e;
-}
-
 PlanCosts costs_from(const RunContext& ctx, const TaskGraph& g) {
   PlanCosts c;
   const CostModel& cost = ctx.cost;
@@ -82,7 +52,7 @@ class SimgridBackend : public Backend {
       };
     }
     simulate_in_child(g, costs_from(ctx, g), spec,
-                      [&](TaskId t, double s, double e) { sink.record(event_for(g, g.task(t), s, e)); }, progress);
+                      [&](TaskId t, double s, double e) { sink.record(make_event(g, g.task(t), s, e)); }, progress);
     if (printed) std::fprintf(stderr, "\n");
   }
 };

@@ -23,24 +23,7 @@ class ReferenceBackend : public Backend {
     reference::ExecOptions opt;   // one worker: the sink is called from one thread
     std::size_t done = 0;
     reference::execute_reference(g, ctx.scenario, ctx.layout, opt, [&](TaskId id, double start_s, double end_s) {
-      const Task& t = g.task(id);
-      TraceEvent e;
-      e.task = id;
-      e.rank = t.rank;
-      e.stream = t.stream;
-      e.kind = t.kind;
-      e.pass = t.pass;
-      e.layer = t.layer;
-      e.step = t.step;
-      e.start_s = start_s;
-      e.end_s = end_s;
-      e.bytes = t.bytes;
-      e.flops = t.flops;
-      e.name = g.display_name(t);
-      if (t.comm != kNone)
-        for (int r : g.comms()[t.comm].ranks)
-          if (r != t.rank) e.peers.push_back(r);
-      sink.record(e);
+      sink.record(make_event(g, g.task(id), start_s, end_s));
       if (ctx.progress) ctx.progress(++done, g.size(), end_s);
     });
   }
