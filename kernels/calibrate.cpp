@@ -243,7 +243,7 @@ int run_calibration(const CalibrateRequest& r, std::ostream& out, std::ostream& 
       p.q_len = static_cast<double>(a.q_len);
       p.kv_len = static_cast<double>(a.kv_len);
       p.efficiency = eff;
-      if (!shadowed[t.id]) c.attention.push_back(p);
+      if (!shadowed[cal.id_of(t)]) c.attention.push_back(p);
       out << std::left << std::setw(10) << to_string(t.pass) << std::setw(6) << (p.causal ? "causal" : "none")
           << std::right << std::setw(6) << p.head_dim << std::setw(8) << a.q_len << std::setw(8) << a.kv_len
           << std::setw(5) << a.heads << std::setw(5) << a.kv_heads << std::setw(12) << std::fixed << std::setprecision(3) << sec * 1e3 << std::setw(10)

@@ -35,8 +35,9 @@ Placement place_on_graph(const TaskGraph& g, const std::vector<double>& duration
   std::vector<double> start(n, 0.0), end(n, 0.0), ready(n, 0.0);
   std::vector<std::size_t> remaining(n);
   std::vector<TaskId> queue;
+  const std::vector<std::uint32_t> indeg = g.in_degrees();
   for (TaskId i = 0; i < n; ++i) {
-    remaining[i] = g.in_degree(i);
+    remaining[i] = indeg[i];
     if (remaining[i] == 0) queue.push_back(i);
   }
   std::vector<std::size_t> comm_ready(g.comms().size(), 0);
@@ -104,19 +105,19 @@ Trace run_emulated(const TaskGraph& g, const EmulateOptions& options, const Emul
   std::map<std::string, double> measured;
   std::vector<std::string> keys(g.size());
   for (const Task& t : g.tasks()) {
-    keys[t.id] = shape_key(g, t);
-    measured.emplace(keys[t.id], -1.0);
+    keys[g.id_of(t)] = shape_key(g, t);
+    measured.emplace(keys[g.id_of(t)], -1.0);
   }
   std::size_t done = 0;
   for (const Task& t : g.tasks()) {
-    double& d = measured[keys[t.id]];
+    double& d = measured[keys[g.id_of(t)]];
     if (d >= 0) continue;
     d = timer.time_task(t, options.warmup, options.iterations, stream);
     if (progress) progress(++done, measured.size());
   }
 
   std::vector<double> dur(g.size());
-  for (const Task& t : g.tasks()) dur[t.id] = measured[keys[t.id]];
+  for (const Task& t : g.tasks()) dur[g.id_of(t)] = measured[keys[g.id_of(t)]];
   const Placement pl = place_on_graph(g, dur);
   const std::vector<double>& start = pl.start_s;
   const std::vector<double>& end = pl.end_s;
@@ -127,7 +128,7 @@ Trace run_emulated(const TaskGraph& g, const EmulateOptions& options, const Emul
   tr.world_size = g.world_size;
   tr.gpus_per_node = options.gpus_per_node;
   tr.events.reserve(g.size());
-  for (const Task& t : g.tasks()) tr.events.push_back(make_event(g, t, start[t.id], end[t.id]));
+  for (const Task& t : g.tasks()) tr.events.push_back(make_event(g, t, start[g.id_of(t)], end[g.id_of(t)]));
   return tr;
 }
 

@@ -51,7 +51,7 @@ MaskKind mask_of(MaskSection s) {
 AttentionDims attention_dims_of(const TaskGraph& g, const Task& t) {
   const AttentionShape& s = g.attention_of(t);
   auto fail = [&](const std::string& m) {
-    throw std::invalid_argument("task " + std::to_string(t.id) + " (" + g.display_name(t) + ", rank " +
+    throw std::invalid_argument("task " + std::to_string(g.id_of(t)) + " (" + g.display_name(t) + ", rank " +
                                 std::to_string(t.rank) + "): " + m);
   };
   if (s.head_dim_qk != s.head_dim_v) fail("the GPU kernels need head_dim_qk == head_dim_v");
@@ -162,7 +162,7 @@ void TaskTimer::enqueue(const Task& t, cudaStream_t stream) {
       return;
     }
     case TaskKind::Gemm:
-      throw std::invalid_argument("task " + std::to_string(t.id) + ": GEMM tasks are not run by the GPU runner yet");
+      throw std::invalid_argument("task " + std::to_string(impl_->g->id_of(t)) + ": GEMM tasks are not run by the GPU runner yet");
     default: {
       // Copy-like and (emulated) communication tasks: move the task's bytes. Compute bytes count
       // read + write, so a copy of bytes/2 touches them; comm bytes are what the rank sends.

@@ -63,7 +63,7 @@ class Executor {
     op_flows_left_ = p.op_flows;
     live_exec_.resize(n);
     live_comm_.resize(p.flows.size());
-    for (TaskId t = 0; t < n; ++t) preds_left_[t] = static_cast<std::uint32_t>(g.in_degree(t));
+    preds_left_ = g.in_degrees();
   }
 
   void start_roots() {

@@ -13,7 +13,7 @@ SimRunResult simulate_in_child(const TaskGraph& g, const PlanCosts& costs, const
                                const ProgressFn& progress, ComputeMode mode) {
   for (const Task& t : g.tasks())
     if (t.rank < 0 || t.rank >= spec.world_size())
-      throw std::invalid_argument("task " + std::to_string(t.id) + " (" + g.display_name(t) + ") runs on rank " +
+      throw std::invalid_argument("task " + std::to_string(g.id_of(t)) + " (" + g.display_name(t) + ") runs on rank " +
                                   std::to_string(t.rank) + " but the cluster has " + std::to_string(spec.world_size()) +
                                   " GPUs (valid ranks 0.." + std::to_string(spec.world_size() - 1) + ")");
   const FlowPlan plan = make_flow_plan(g, costs);

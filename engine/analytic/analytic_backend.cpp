@@ -49,8 +49,11 @@ struct HeapLater {
 struct XferState {
   TaskId src_task = 0, dst_task = 0;
   double bytes = 0;
-  std::int32_t src = 0, dst = 0;
 };
+
+// pending_[task] holds, in turn: the number of unfinished predecessors (before the task is
+// ready), the number of its unfinished transfers (a ready SendRecv task), and kDone.
+constexpr std::uint32_t kDone = 0xffffffffu;
 
 class Simulation {
  public:
@@ -59,19 +62,15 @@ class Simulation {
 
   void run() {
     const std::size_t n = g_.size();
-    pending_.resize(n);
+    pending_ = g_.in_degrees();
     ready_s_.assign(n, -1.0);
-    done_.assign(n, 0);
-    outstanding_.assign(n, 0);
     int max_rank = 0;
     for (const Task& t : g_.tasks()) max_rank = std::max(max_rank, t.rank);
     gpus_.resize(static_cast<std::size_t>(max_rank) + 1);
     index_comms();
     std::vector<TaskId> ready;
-    for (TaskId i = 0; i < n; ++i) {
-      pending_[i] = static_cast<std::uint32_t>(g_.in_degree(i));
+    for (TaskId i = 0; i < n; ++i)
       if (pending_[i] == 0) ready.push_back(i);
-    }
     for (const TaskId id : ready) become_ready(id, 0.0);
     while (!events_.empty()) {
       const Event e = events_.top();
@@ -89,36 +88,52 @@ class Simulation {
  private:
   void push(double t, EvKind k, std::uint32_t a, std::uint64_t b = 0) { events_.push({t, seq_++, k, a, b}); }
 
-  // CSR lists of the transfers each SendRecv task takes part in.
+  // CSR lists of the transfers each SendRecv task takes part in (a count pass, then a fill pass).
   void index_comms() {
     const std::size_t n = g_.size();
     xfer_offset_.assign(n + 1, 0);
     op_ready_.assign(g_.comms().size(), 0);
-    std::vector<std::pair<TaskId, std::uint32_t>> pairs;   // (task, transfer)
+    std::unordered_map<std::int32_t, TaskId> task_of;
+    auto for_each_transfer = [&](auto&& fn) {
+      for (std::uint32_t oi = 0; oi < g_.comms().size(); ++oi) {
+        const CommOp& op = g_.comms()[oi];
+        if (op.kind != TaskKind::SendRecv) continue;
+        task_of.clear();
+        for (std::size_t i = 0; i < op.ranks.size(); ++i) task_of[op.ranks[i]] = op.tasks[i];
+        for (const Transfer& x : op.transfers) {
+          const auto s = task_of.find(x.src), d = task_of.find(x.dst);
+          if (s == task_of.end() || d == task_of.end())
+            throw std::invalid_argument("comm op " + std::to_string(oi) + ": transfer " + std::to_string(x.src) +
+                                        " -> " + std::to_string(x.dst) + " names a rank that is not a member");
+          fn(s->second, d->second, x);
+        }
+      }
+    };
     for (std::uint32_t oi = 0; oi < g_.comms().size(); ++oi) {
       const CommOp& op = g_.comms()[oi];
       if (op.ranks.size() != op.tasks.size())
         throw std::invalid_argument("comm op " + std::to_string(oi) + ": ranks and tasks differ in length");
-      if (op.kind != TaskKind::SendRecv) continue;
-      std::unordered_map<std::int32_t, TaskId> task_of;
-      for (std::size_t i = 0; i < op.ranks.size(); ++i) task_of[op.ranks[i]] = op.tasks[i];
-      for (const Transfer& x : op.transfers) {
-        auto s = task_of.find(x.src), d = task_of.find(x.dst);
-        if (s == task_of.end() || d == task_of.end())
-          throw std::invalid_argument("comm op " + std::to_string(oi) + ": transfer " + std::to_string(x.src) +
-                                      " -> " + std::to_string(x.dst) + " names a rank that is not a member");
-        const auto id = static_cast<std::uint32_t>(xfers_.size());
-        xfers_.push_back({s->second, d->second, x.bytes, x.src, x.dst});
-        pairs.emplace_back(s->second, id);
-        if (d->second != s->second) pairs.emplace_back(d->second, id);
-      }
+      for (std::size_t i = 0; i < op.ranks.size(); ++i)
+        if (op.tasks[i] >= n || g_.task(op.tasks[i]).rank != op.ranks[i])
+          throw std::invalid_argument("comm op " + std::to_string(oi) + ": member " + std::to_string(i) +
+                                      " is not a task of rank " + std::to_string(op.ranks[i]));
     }
-    for (const auto& [task, x] : pairs) ++xfer_offset_[task + 1];
+    std::size_t count = 0;
+    for_each_transfer([&](TaskId s, TaskId d, const Transfer&) {
+      ++xfer_offset_[s + 1];
+      if (d != s) ++xfer_offset_[d + 1];
+      ++count;
+    });
     for (std::size_t i = 0; i < n; ++i) xfer_offset_[i + 1] += xfer_offset_[i];
-    xfer_list_.resize(pairs.size());
+    xfers_.reserve(count);
+    xfer_list_.resize(xfer_offset_[n]);
     std::vector<std::uint32_t> fill(xfer_offset_.begin(), xfer_offset_.end() - 1);
-    for (const auto& [task, x] : pairs) xfer_list_[fill[task]++] = x;
-    for (std::size_t i = 0; i < n; ++i) outstanding_[i] = xfer_offset_[i + 1] - xfer_offset_[i];
+    for_each_transfer([&](TaskId s, TaskId d, const Transfer& x) {
+      const auto id = static_cast<std::uint32_t>(xfers_.size());
+      xfers_.push_back({s, d, x.bytes});
+      xfer_list_[fill[s]++] = id;
+      if (d != s) xfer_list_[fill[d]++] = id;
+    });
   }
 
   void become_ready(TaskId id, double now) {
@@ -138,7 +153,8 @@ class Simulation {
                                   std::to_string(t.rank) + " has no CommOp");
     const CommOp& op = g_.comms()[t.comm];
     if (op.kind == TaskKind::SendRecv) {
-      if (outstanding_[id] == 0) {
+      pending_[id] = xfer_offset_[id + 1] - xfer_offset_[id];   // now: unfinished transfers
+      if (pending_[id] == 0) {
         push(now, EvKind::TaskDone, id);
         return;
       }
@@ -146,7 +162,7 @@ class Simulation {
         const XferState& x = xfers_[xfer_list_[k]];
         const TaskId other = x.src_task == id ? x.dst_task : x.src_task;
         if (other == id || ready_s_[other] >= 0) {
-          const double dur = routes_.transfer_seconds(x.src, x.dst, x.bytes);
+          const double dur = routes_.transfer_seconds(g_.task(x.src_task).rank, g_.task(x.dst_task).rank, x.bytes);
           push(now + dur, EvKind::TransferDone, xfer_list_[k]);
         }
       }
@@ -189,16 +205,16 @@ class Simulation {
 
   void transfer_done(std::uint32_t xi) {
     const XferState& x = xfers_[xi];
-    if (--outstanding_[x.src_task] == 0) complete(x.src_task);
-    if (x.dst_task != x.src_task && --outstanding_[x.dst_task] == 0) complete(x.dst_task);
+    if (--pending_[x.src_task] == 0) complete(x.src_task);
+    if (x.dst_task != x.src_task && --pending_[x.dst_task] == 0) complete(x.dst_task);
   }
 
   void complete(TaskId id) {
-    if (done_[id]) return;
-    done_[id] = 1;
+    if (pending_[id] == kDone) return;
+    pending_[id] = kDone;
     ++completed_;
     const Task& t = g_.task(id);
-    sink_.record(make_event(g_, t, ready_s_[id], now_));
+    sink_.record_task(g_, t, ready_s_[id], now_);
     if (ctx_.progress && (completed_ % 65536 == 0 || completed_ == g_.size()))
       ctx_.progress(completed_, g_.size(), now_);
     for (auto [it, end] = boost::out_edges(id, g_.adjacency()); it != end; ++it) {
@@ -212,7 +228,7 @@ class Simulation {
     os << "analytic backend: " << (g_.size() - completed_) << " of " << g_.size() << " tasks never finished, e.g.";
     int shown = 0;
     for (TaskId i = 0; i < g_.size() && shown < 5; ++i) {
-      if (done_[i]) continue;
+      if (pending_[i] == kDone) continue;
       const Task& t = g_.task(i);
       os << (shown ? ";" : "") << " rank " << t.rank << ' ' << g_.display_name(t);
       if (ready_s_[i] < 0) os << " (waits for " << pending_[i] << " unfinished dependencies)";
@@ -232,8 +248,6 @@ class Simulation {
   std::size_t completed_ = 0;
   std::vector<std::uint32_t> pending_;
   std::vector<double> ready_s_;
-  std::vector<char> done_;
-  std::vector<std::uint32_t> outstanding_;
   std::vector<Gpu> gpus_;
   std::vector<std::uint32_t> op_ready_;
   std::vector<XferState> xfers_;

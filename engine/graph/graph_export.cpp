@@ -28,7 +28,7 @@ void write_graph_json(const TaskGraph& g, const GraphFilter& f, std::ostream& os
   for (const Task& t : g.tasks()) {
     if (!f.accepts(t)) continue;
     nlohmann::ordered_json j;
-    j["id"] = t.id;
+    j["id"] = g.id_of(t);
     j["rank"] = t.rank;
     j["stream"] = to_string(t.stream);
     j["kind"] = to_string(t.kind);
@@ -39,7 +39,7 @@ void write_graph_json(const TaskGraph& g, const GraphFilter& f, std::ostream& os
     j["flops"] = t.flops;
     j["bytes"] = t.bytes;
     j["peers"] = task_peers(g, t);
-    j["deps"] = g.deps(t.id);
+    j["deps"] = g.deps(g.id_of(t));
     tasks.push_back(std::move(j));
   }
   os << nlohmann::ordered_json{{"tasks", std::move(tasks)}}.dump() << '\n';
@@ -61,13 +61,13 @@ void write_graph_dot(const TaskGraph& g, const GraphFilter& f, std::ostream& os)
     const char* color = is_communication(t->kind) ? "lightblue"
                         : (t->kind == TaskKind::AttentionForward || t->kind == TaskKind::AttentionBackward) ? "orange"
                                                                                                             : "white";
-    os << "    t" << t->id << " [label=\"" << g.display_name(*t) << "\\n" << to_string(t->stream)
+    os << "    t" << g.id_of(*t) << " [label=\"" << g.display_name(*t) << "\\n" << to_string(t->stream)
        << "\", style=filled, fillcolor=" << color << "];\n";
   }
   if (current >= 0) os << "  }\n";
   for (const Task* t : sorted)
-    for (TaskId d : g.deps(t->id))
-      if (f.accepts(g.task(d))) os << "  t" << d << " -> t" << t->id << ";\n";
+    for (TaskId d : g.deps(g.id_of(*t)))
+      if (f.accepts(g.task(d))) os << "  t" << d << " -> t" << g.id_of(*t) << ";\n";
   os << "}\n";
 }
 

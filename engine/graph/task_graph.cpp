@@ -1,6 +1,7 @@
 #include "engine/graph/task_graph.h"
 
 #include <algorithm>
+#include <cstdint>
 #include <deque>
 #include <stdexcept>
 
@@ -54,8 +55,12 @@ TaskGraph& TaskGraph::operator=(const TaskGraph& o) {
   if (this == &o) return *this;
   o.finalize();
   tasks_ = o.tasks_;
+  payload_of_ = o.payload_of_;
   pending_edges_.clear();
+  pending_in_target_order_ = true;
   g_ = o.g_;
+  reverse_ = Adjacency();
+  reverse_built_ = false;
   dirty_ = false;
   comms_ = o.comms_;
   attention_ = o.attention_;
@@ -63,6 +68,7 @@ TaskGraph& TaskGraph::operator=(const TaskGraph& o) {
   payloads_ = o.payloads_;
   labels_ = o.labels_;
   label_index_ = o.label_index_;
+  label_cache_ = {};
   world_size = o.world_size;
   layers = o.layers;
   scenario_name = o.scenario_name;
@@ -74,8 +80,12 @@ TaskGraph::TaskGraph(TaskGraph&& o) noexcept { *this = std::move(o); }
 TaskGraph& TaskGraph::operator=(TaskGraph&& o) noexcept {
   if (this == &o) return *this;
   tasks_ = std::move(o.tasks_);
+  payload_of_ = std::move(o.payload_of_);
   pending_edges_ = std::move(o.pending_edges_);
+  pending_in_target_order_ = o.pending_in_target_order_;
   g_ = std::move(o.g_);
+  reverse_ = std::move(o.reverse_);
+  reverse_built_ = o.reverse_built_;
   dirty_ = o.dirty_.load();
   comms_ = std::move(o.comms_);
   attention_ = std::move(o.attention_);
@@ -83,6 +93,7 @@ TaskGraph& TaskGraph::operator=(TaskGraph&& o) noexcept {
   payloads_ = std::move(o.payloads_);
   labels_ = std::move(o.labels_);
   label_index_ = std::move(o.label_index_);
+  label_cache_ = o.label_cache_;
   world_size = o.world_size;
   layers = o.layers;
   scenario_name = std::move(o.scenario_name);
@@ -90,11 +101,28 @@ TaskGraph& TaskGraph::operator=(TaskGraph&& o) noexcept {
 }
 
 TaskId TaskGraph::add_task(Task t, std::string_view label) {
-  t.id = static_cast<TaskId>(tasks_.size());
+  if (tasks_.size() >= kNone) throw std::length_error("task graph: more than 2^32-1 tasks");
   t.label = intern(label);
   tasks_.push_back(t);
-  dirty_ = true;
-  return t.id;
+  dirty_.store(true, std::memory_order_relaxed);
+  return static_cast<TaskId>(tasks_.size() - 1);
+}
+
+TaskId TaskGraph::id_of(const Task& t) const {
+  if (tasks_.empty() || &t < tasks_.data() || &t >= tasks_.data() + tasks_.size())
+    throw std::logic_error("TaskGraph::id_of: the task is not an element of this graph");
+  return static_cast<TaskId>(&t - tasks_.data());
+}
+
+void TaskGraph::set_payload(TaskId id, std::uint32_t payload) {
+  if (id >= tasks_.size()) throw std::out_of_range("set_payload: unknown task id");
+  if (payload_of_.size() < tasks_.size()) payload_of_.resize(tasks_.size(), kNone);
+  payload_of_[id] = payload;
+}
+
+void TaskGraph::reserve(std::size_t tasks, std::size_t edges) {
+  tasks_.reserve(tasks);
+  pending_edges_.reserve(edges);
 }
 
 const TaskGraph::Adjacency& TaskGraph::adjacency() const {
@@ -105,27 +133,64 @@ const TaskGraph::Adjacency& TaskGraph::adjacency() const {
 void TaskGraph::finalize() const {
   std::lock_guard<std::mutex> lock(finalize_mutex_);
   if (!dirty_.load(std::memory_order_relaxed)) return;
-  // Merge the edges of the current CSR graph with the pending ones, drop duplicates, rebuild.
   auto& pending = pending_edges_;
   const auto old_edges = boost::num_edges(g_);
-  if (old_edges > 0) {
+  if (old_edges > 0 || !pending_in_target_order_) {
+    // General case: merge with the edges already in the CSR graph, sort, drop duplicates.
     pending.reserve(pending.size() + old_edges);
     for (auto [it, end] = boost::edges(g_); it != end; ++it)
       pending.emplace_back(static_cast<TaskId>(boost::source(*it, g_)), static_cast<TaskId>(boost::target(*it, g_)));
+    std::sort(pending.begin(), pending.end());
+    pending.erase(std::unique(pending.begin(), pending.end()), pending.end());
   }
-  std::sort(pending.begin(), pending.end());
-  pending.erase(std::unique(pending.begin(), pending.end()), pending.end());
+  // Otherwise add_dep has already dropped duplicates. Boost sorts by source itself (counting sort).
   g_ = Adjacency(boost::edges_are_unsorted_multi_pass, pending.begin(), pending.end(),
                  static_cast<std::uint32_t>(tasks_.size()));
   std::vector<std::pair<TaskId, TaskId>>().swap(pending);
+  pending_in_target_order_ = true;
+  reverse_ = Adjacency();
+  reverse_built_ = false;
   dirty_.store(false, std::memory_order_release);
+}
+
+const TaskGraph::Adjacency& TaskGraph::reverse_adjacency() const {
+  const Adjacency& fwd = adjacency();
+  std::lock_guard<std::mutex> lock(finalize_mutex_);
+  if (!reverse_built_) {
+    std::vector<std::pair<TaskId, TaskId>> rev;
+    rev.reserve(boost::num_edges(fwd));
+    for (auto [it, end] = boost::edges(fwd); it != end; ++it)
+      rev.emplace_back(static_cast<TaskId>(boost::target(*it, fwd)), static_cast<TaskId>(boost::source(*it, fwd)));
+    reverse_ = Adjacency(boost::edges_are_unsorted_multi_pass, rev.begin(), rev.end(),
+                         static_cast<std::uint32_t>(tasks_.size()));
+    reverse_built_ = true;
+  }
+  return reverse_;
+}
+
+std::vector<std::uint32_t> TaskGraph::in_degrees() const {
+  const Adjacency& g = adjacency();
+  std::vector<std::uint32_t> d(tasks_.size(), 0);
+  for (TaskId v = 0; v < tasks_.size(); ++v)
+    for (auto [it, end] = boost::out_edges(v, g); it != end; ++it) ++d[boost::target(*it, g)];
+  return d;
 }
 
 void TaskGraph::add_dep(TaskId before, TaskId after) {
   if (before == after) throw std::invalid_argument("task cannot depend on itself: " + display_name(tasks_.at(after)));
   if (before >= tasks_.size() || after >= tasks_.size()) throw std::out_of_range("add_dep: unknown task id");
-  pending_edges_.emplace_back(before, after);   // duplicates are dropped when the graph is finalized
-  dirty_ = true;
+  auto& pending = pending_edges_;
+  if (pending_in_target_order_ && !pending.empty()) {
+    if (after < pending.back().second) {
+      pending_in_target_order_ = false;   // finalize() will sort and deduplicate
+    } else {
+      // The edges into `after` are the tail of the list: a duplicate is found there.
+      for (auto it = pending.rbegin(); it != pending.rend() && it->second == after; ++it)
+        if (it->first == before) return;
+    }
+  }
+  pending.emplace_back(before, after);
+  dirty_.store(true, std::memory_order_relaxed);
 }
 
 std::uint32_t TaskGraph::add_comm(CommOp op) {
@@ -133,21 +198,32 @@ std::uint32_t TaskGraph::add_comm(CommOp op) {
   return static_cast<std::uint32_t>(comms_.size() - 1);
 }
 
+std::size_t TaskGraph::ShapeHash::operator()(const AttentionShape& s) const {
+  std::size_t h = 1469598103934665603ull;
+  auto mix = [&h](std::uint64_t v) { h = (h ^ v) * 1099511628211ull; };
+  mix(static_cast<std::uint64_t>(s.batch));
+  mix(static_cast<std::uint64_t>(s.q_len));
+  mix(static_cast<std::uint64_t>(s.kv_len));
+  mix(static_cast<std::uint64_t>(s.heads) << 32 | static_cast<std::uint32_t>(s.kv_heads));
+  mix(static_cast<std::uint64_t>(s.head_dim_qk) << 32 | static_cast<std::uint32_t>(s.head_dim_v));
+  mix(static_cast<std::uint64_t>(s.section));
+  mix(std::hash<double>{}(s.pairs));
+  mix(static_cast<std::uint64_t>(static_cast<std::uint32_t>(s.kv_source)));
+  return h;
+}
+
+bool TaskGraph::ShapeEqual::operator()(const AttentionShape& a, const AttentionShape& b) const {
+  return a.batch == b.batch && a.q_len == b.q_len && a.kv_len == b.kv_len && a.heads == b.heads &&
+         a.kv_heads == b.kv_heads && a.head_dim_qk == b.head_dim_qk && a.head_dim_v == b.head_dim_v &&
+         a.section == b.section && a.pairs == b.pairs && a.kv_source == b.kv_source;
+}
+
 std::uint32_t TaskGraph::add_attention(const AttentionShape& s) {
   // Identical shapes share one entry (a ring repeats a handful of shapes thousands of times).
-  std::string key(reinterpret_cast<const char*>(&s.batch), sizeof(int));
-  key.append(reinterpret_cast<const char*>(&s.q_len), sizeof(s.q_len));
-  key.append(reinterpret_cast<const char*>(&s.kv_len), sizeof(s.kv_len));
-  key.append(reinterpret_cast<const char*>(&s.heads), sizeof(int) * 4);
-  key.push_back(static_cast<char>(s.section));
-  key.append(reinterpret_cast<const char*>(&s.pairs), sizeof(s.pairs));
-  key.append(reinterpret_cast<const char*>(&s.kv_source), sizeof(s.kv_source));
-  auto it = attention_index_.find(key);
-  if (it != attention_index_.end()) return it->second;
-  attention_.push_back(s);
-  const auto id = static_cast<std::uint32_t>(attention_.size() - 1);
-  attention_index_.emplace(std::move(key), id);
-  return id;
+  const auto next = static_cast<std::uint32_t>(attention_.size());
+  const auto [it, inserted] = attention_index_.try_emplace(s, next);
+  if (inserted) attention_.push_back(s);
+  return it->second;
 }
 
 std::uint32_t TaskGraph::add_payload(TaskPayload p) {
@@ -155,20 +231,28 @@ std::uint32_t TaskGraph::add_payload(TaskPayload p) {
   return static_cast<std::uint32_t>(payloads_.size() - 1);
 }
 
-std::uint32_t TaskGraph::intern(std::string_view label) {
+std::uint16_t TaskGraph::intern(std::string_view label) {
+  LabelCacheEntry& c = label_cache_[(reinterpret_cast<std::uintptr_t>(label.data()) >> 3) % label_cache_.size()];
+  if (c.data == label.data() && c.size == label.size() && labels_[c.id] == label) return c.id;
+  std::uint16_t id = 0;
   auto it = label_index_.find(std::string(label));
-  if (it != label_index_.end()) return it->second;
-  const auto id = static_cast<std::uint32_t>(labels_.size());
-  labels_.emplace_back(label);
-  label_index_.emplace(std::string(label), id);
+  if (it != label_index_.end()) {
+    id = it->second;
+  } else {
+    if (labels_.size() > 0xffff) throw std::length_error("task graph: more than 65,536 distinct task labels");
+    id = static_cast<std::uint16_t>(labels_.size());
+    labels_.emplace_back(label);
+    label_index_.emplace(std::string(label), id);
+  }
+  c = {label.data(), label.size(), id};
   return id;
 }
 
 std::vector<TaskId> TaskGraph::deps(TaskId id) const {
   std::vector<TaskId> out;
-  const auto& g = adjacency();
-  for (auto [it, end] = boost::in_edges(id, g); it != end; ++it)
-    out.push_back(static_cast<TaskId>(boost::source(*it, g)));
+  const auto& r = reverse_adjacency();
+  for (auto [it, end] = boost::out_edges(id, r); it != end; ++it)
+    out.push_back(static_cast<TaskId>(boost::target(*it, r)));
   return out;
 }
 
@@ -191,12 +275,10 @@ std::string TaskGraph::display_name(const Task& t) const {
 std::vector<TaskId> TaskGraph::topological_order() const {
   // Kahn's algorithm: linear, and on a cycle it can name the tasks that never became ready.
   const auto& g = adjacency();
-  std::vector<std::size_t> indeg(tasks_.size());
+  std::vector<std::uint32_t> indeg = in_degrees();
   std::deque<TaskId> ready;
-  for (TaskId i = 0; i < tasks_.size(); ++i) {
-    indeg[i] = boost::in_degree(i, g);
+  for (TaskId i = 0; i < tasks_.size(); ++i)
     if (indeg[i] == 0) ready.push_back(i);
-  }
   std::vector<TaskId> order;
   order.reserve(tasks_.size());
   while (!ready.empty()) {

@@ -7,6 +7,7 @@
 // graph is built and turned, on first query, into a Boost.Graph bidirectional compressed-sparse-row
 // graph over the same indices (about 12 bytes per edge: million-task graphs stay small). Communication tasks of one collective (or one ring exchange) share a
 // CommOp; attention tasks point at an AttentionShape.
+#include <array>
 #include <cstdint>
 #include <string>
 #include <string_view>
@@ -71,20 +72,20 @@ struct AttentionShape {
   int kv_source = -1;     // ring rank (p2p, a2a+p2p) or CP index whose K/V this kernel reads; -1 n/a
 };
 
+// 40 bytes: a million-task graph is dominated by this array. A task's id is its index in
+// TaskGraph::tasks() (TaskGraph::id_of); its payload index lives in a side table (payload_of).
 struct Task {
-  TaskId id = 0;
+  double flops = 0;                // 2 FLOPs per multiply-add (spec 3.7)
+  double bytes = 0;                // comm: bytes this rank sends over links; compute: HBM read+write
   std::int32_t rank = 0;
+  std::int32_t step = -1;          // ring step, or -1 outside a ring
+  std::uint32_t comm = kNone;      // index into TaskGraph::comms() for communication tasks
+  std::uint32_t attention = kNone; // index into TaskGraph::attention_shapes() for attention tasks
+  std::uint16_t label = 0;         // interned short label ("attn", "perm_q", "kv_concat", ...)
+  std::int16_t layer = 0;
   TaskKind kind = TaskKind::Copy;
   Stream stream = Stream::Main;
   Pass pass = Pass::Forward;
-  std::int16_t layer = 0;
-  std::int32_t step = -1;          // ring step, or -1 outside a ring
-  double flops = 0;                // 2 FLOPs per multiply-add (spec 3.7)
-  double bytes = 0;                // comm: bytes this rank sends over links; compute: HBM read+write
-  std::uint32_t comm = kNone;      // index into TaskGraph::comms() for communication tasks
-  std::uint32_t attention = kNone; // index into TaskGraph::attention_shapes() for attention tasks
-  std::uint32_t label = 0;         // interned short label ("attn", "perm_q", "kv_concat", ...)
-  std::uint32_t payload = kNone;   // index into TaskGraph::payloads() (reference executor only)
 };
 
 // One point-to-point transfer inside a CommOp.
@@ -114,7 +115,9 @@ struct CommOp {
 
 class TaskGraph {
  public:
-  using Adjacency = boost::compressed_sparse_row_graph<boost::bidirectionalS, boost::no_property,
+  // Out-edges only (4 bytes per edge and per task); the in-edges are a second graph of the same
+  // type, built on the first query that needs them (deps(), in_degree()).
+  using Adjacency = boost::compressed_sparse_row_graph<boost::directedS, boost::no_property,
                                                        boost::no_property, boost::no_property,
                                                        std::uint32_t, std::uint32_t>;
   TaskGraph() = default;
@@ -123,26 +126,40 @@ class TaskGraph {
   TaskGraph(TaskGraph&& o) noexcept;
   TaskGraph& operator=(TaskGraph&& o) noexcept;
 
-  // Adds a task; its id is assigned (the `id` field of `t` is ignored). Returns the id.
+  // Adds a task and returns its id (its index in tasks()).
   TaskId add_task(Task t, std::string_view label);
   // `after` waits for `before`. Duplicate edges are ignored; self-edges throw.
   void add_dep(TaskId before, TaskId after);
+  // Capacity hints for builders that know roughly how big the graph will get (no effect on content).
+  void reserve(std::size_t tasks, std::size_t edges);
   std::uint32_t add_comm(CommOp op);
   std::uint32_t add_attention(const AttentionShape& s);
   std::uint32_t add_payload(TaskPayload p);
-  std::uint32_t intern(std::string_view label);
+  std::uint16_t intern(std::string_view label);
 
   std::size_t size() const { return tasks_.size(); }
   std::size_t edge_count() const { return boost::num_edges(adjacency()); }
+  // Edges added so far, counted without building the adjacency (duplicates may be counted).
+  std::size_t edges_added() const { return boost::num_edges(g_) + pending_edges_.size(); }
   const Task& task(TaskId id) const { return tasks_[id]; }
   Task& task(TaskId id) { return tasks_[id]; }
   const std::vector<Task>& tasks() const { return tasks_; }
+  // Id of a task held by this graph (a reference obtained from task() or tasks()); throws for a
+  // Task that is not an element of this graph (for example a copy).
+  TaskId id_of(const Task& t) const;
+  // Index into payloads() of a task's payload, or kNone (graphs built without payloads).
+  std::uint32_t payload_of(TaskId id) const { return id < payload_of_.size() ? payload_of_[id] : kNone; }
+  void set_payload(TaskId id, std::uint32_t payload);
   std::vector<TaskId> deps(TaskId id) const;        // predecessors
   std::vector<TaskId> successors(TaskId id) const;
-  std::size_t in_degree(TaskId id) const { return boost::in_degree(id, adjacency()); }
+  std::size_t in_degree(TaskId id) const { return boost::out_degree(id, reverse_adjacency()); }
+  // Number of predecessors of every task, counted from the out-edges (no reverse graph needed).
+  std::vector<std::uint32_t> in_degrees() const;
   // The dependency graph (edges before -> after). Building it is lazy and thread-safe; adding a
   // dependency afterwards rebuilds it on the next query.
   const Adjacency& adjacency() const;
+  // The reversed graph (edges after -> before), built on first use.
+  const Adjacency& reverse_adjacency() const;
 
   const std::vector<CommOp>& comms() const { return comms_; }
   CommOp& comm(std::uint32_t i) { return comms_[i]; }
@@ -165,16 +182,37 @@ class TaskGraph {
   void finalize() const;
 
   std::vector<Task> tasks_;
+  std::vector<std::uint32_t> payload_of_;                           // by task id; empty without payloads
   mutable std::vector<std::pair<TaskId, TaskId>> pending_edges_;   // added since the last finalize
+  // True while every pending edge was added in non-decreasing order of its `after` task: then the
+  // edges of one task are contiguous, duplicates are dropped as they arrive, and finalize() needs
+  // no sort. Builders add a task's dependencies right after the task, so this is the usual case.
+  mutable bool pending_in_target_order_ = true;
   mutable Adjacency g_;
+  mutable Adjacency reverse_;
+  mutable bool reverse_built_ = false;
   mutable std::atomic<bool> dirty_{false};
   mutable std::mutex finalize_mutex_;
-  std::unordered_map<std::string, std::uint32_t> attention_index_;   // dedup of identical shapes
+  struct ShapeHash {
+    std::size_t operator()(const AttentionShape& s) const;
+  };
+  struct ShapeEqual {
+    bool operator()(const AttentionShape& a, const AttentionShape& b) const;
+  };
+  std::unordered_map<AttentionShape, std::uint32_t, ShapeHash, ShapeEqual> attention_index_;   // dedup
   std::vector<CommOp> comms_;
   std::vector<AttentionShape> attention_;
   std::vector<TaskPayload> payloads_;
   std::vector<std::string> labels_;
-  std::unordered_map<std::string, std::uint32_t> label_index_;
+  std::unordered_map<std::string, std::uint16_t> label_index_;
+  // Labels are mostly string literals: a small cache keyed by the characters' address skips the
+  // hash lookup (a hit is confirmed by comparing the text, so a reused address cannot mislead it).
+  struct LabelCacheEntry {
+    const char* data = nullptr;
+    std::size_t size = 0;
+    std::uint16_t id = 0;
+  };
+  std::array<LabelCacheEntry, 64> label_cache_{};
 };
 
 }  // namespace hcpsim

@@ -49,11 +49,12 @@ class Runner : public BufferAccess<T> {
   ExecResult run() {
     load_inputs();
     const std::size_t N = g_.size();
+    const std::vector<std::uint32_t> indeg = g_.in_degrees();
     indeg_.resize(N);
     op_ready_.assign(g_.comms().size(), 0);
     for (TaskId i = 0; i < N; ++i) {
-      indeg_[i] = g_.in_degree(i);
-      if (g_.task(i).payload == kNone)
+      indeg_[i] = indeg[i];
+      if (g_.payload_of(i) == kNone)
         throw std::runtime_error("reference: task " + g_.display_name(g_.task(i)) + " on rank " +
                                  std::to_string(g_.task(i).rank) +
                                  " has no payload; build the graph with GraphOptions::with_payloads = true");

@@ -213,13 +213,13 @@ void compute_op(const TaskGraph& g, TaskId t, const TaskPayload& p, BufferAccess
 
 template <typename T>
 void run_compute(const TaskGraph& g, TaskId t, BufferAccess<T>& buf) {
-  compute_op(g, t, g.payloads().at(g.task(t).payload), buf);
+  compute_op(g, t, g.payloads().at(g.payload_of(t)), buf);
 }
 
 template <typename T>
 void run_comm(const TaskGraph& g, const CommOp& op, BufferAccess<T>& buf) {
   const std::size_t n = op.tasks.size();
-  auto pay = [&](std::size_t m) -> const TaskPayload& { return g.payloads().at(g.task(op.tasks[m]).payload); };
+  auto pay = [&](std::size_t m) -> const TaskPayload& { return g.payloads().at(g.payload_of(op.tasks[m])); };
   auto index_of = [&](int rank) -> std::size_t {
     for (std::size_t m = 0; m < n; ++m)
       if (op.ranks[m] == rank) return m;

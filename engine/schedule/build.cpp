@@ -90,10 +90,20 @@ TaskGraph build_task_graph(const Scenario& s, const RankLayout& layout, const Gr
   g.layers = options.layers;
   g.scenario_name = s.name;
   schedule::ScheduleContext ctx(g, s, layout, options);
-  if (options.forward)
-    for (int l = 0; l < options.layers; ++l) build_layer_pass(ctx, s, l, Pass::Forward);
-  if (options.backward)
-    for (int l = options.layers - 1; l >= 0; --l) build_layer_pass(ctx, s, l, Pass::Backward);
+  // Layers of one pass are usually alike: once the first is built, reserve room for the rest so
+  // that million-task graphs are not copied while they grow.
+  auto build_pass = [&](Pass pass) {
+    for (int i = 0; i < options.layers; ++i) {
+      const std::size_t tasks0 = g.size(), edges0 = g.edges_added();
+      build_layer_pass(ctx, s, pass == Pass::Forward ? i : options.layers - 1 - i, pass);
+      if (i == 0 && options.layers > 1) {
+        const auto rest = static_cast<std::size_t>(options.layers - 1);
+        g.reserve(g.size() + (g.size() - tasks0) * rest, g.edges_added() + (g.edges_added() - edges0) * rest);
+      }
+    }
+  };
+  if (options.forward) build_pass(Pass::Forward);
+  if (options.backward) build_pass(Pass::Backward);
   return g;
 }
 

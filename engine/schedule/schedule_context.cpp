@@ -115,7 +115,7 @@ void ScheduleContext::payload(TaskId t, PayloadOp op, std::vector<std::uint64_t>
   p.in = std::move(in);
   p.out = std::move(out);
   p.args = std::move(args);
-  g.task(t).payload = g.add_payload(std::move(p));
+  g.set_payload(t, g.add_payload(std::move(p)));
 }
 
 std::uint32_t ScheduleContext::add_comm(CommOp op) {

@@ -27,7 +27,7 @@ static void fill_peers(const TaskGraph& g, const Task& t, std::vector<std::int32
 
 TraceEvent make_event(const TaskGraph& g, const Task& t, double start_s, double end_s) {
   TraceEvent e;
-  e.task = t.id;
+  e.task = g.id_of(t);
   e.rank = t.rank;
   e.stream = t.stream;
   e.kind = t.kind;
@@ -41,6 +41,10 @@ TraceEvent make_event(const TaskGraph& g, const Task& t, double start_s, double 
   e.name = g.display_name(t);
   if (is_communication(t.kind)) fill_peers(g, t, e.peers);
   return e;
+}
+
+void TraceSink::record_task(const TaskGraph& g, const Task& t, double start_s, double end_s) {
+  record(make_event(g, t, start_s, end_s));
 }
 
 }  // namespace hcpsim

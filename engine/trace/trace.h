@@ -37,6 +37,10 @@ class TraceSink {
  public:
   virtual ~TraceSink() = default;
   virtual void record(const TraceEvent& e) = 0;
+  // Called by backends for every finished task. The default builds the full event (display name,
+  // peers) and passes it to record(); a sink that needs less (a makespan, a per-rank sum) can
+  // override this and skip that work, which dominates the analytic backend on million-task graphs.
+  virtual void record_task(const TaskGraph& g, const Task& t, double start_s, double end_s);
 };
 
 // Collects events in memory.

@@ -26,7 +26,7 @@ bool has_dep(const TaskGraph& g, TaskId before, TaskId after) {
 // The task of `rank` with this label, pass and step (layer 0); kNone if absent.
 TaskId find(const TaskGraph& g, int rank, const std::string& label, Pass p, int step) {
   for (const Task& t : g.tasks())
-    if (t.rank == rank && t.pass == p && t.step == step && t.layer == 0 && g.label(t) == label) return t.id;
+    if (t.rank == rank && t.pass == p && t.step == step && t.layer == 0 && g.label(t) == label) return g.id_of(t);
   return kNone;
 }
 
@@ -54,8 +54,8 @@ TEST(GraphStructure, EveryModeIsAcyclicAndKeepsStreamOrder) {
     for (const Task& task : g.tasks()) {
       const auto key = std::make_pair(task.rank, static_cast<int>(task.stream));
       auto it = last.find(key);
-      if (it != last.end()) EXPECT_TRUE(has_dep(g, it->second, task.id)) << to_string(t) << " " << g.display_name(task);
-      last[key] = task.id;
+      if (it != last.end()) EXPECT_TRUE(has_dep(g, it->second, g.id_of(task))) << to_string(t) << " " << g.display_name(task);
+      last[key] = g.id_of(task);
     }
   }
 }
