@@ -5,14 +5,9 @@
 #include <string>
 
 #include "cli/commands.h"
-#include "engine/core/process_memory.h"
 
 int main(int argc, char** argv) {
   using namespace hcpsim::cli;
-  // Huge-page malloc for the graph-building commands (engine/core/process_memory.h). The GPU
-  // commands are left alone: they may run under mpirun, where re-executing is not worth the risk.
-  const std::string command = argc > 1 ? argv[1] : "";
-  if (command != "run" && command != "calibrate") hcpsim::tune_process_memory(argv);
   CLI::App app{"hcpsim: simulate, run and explain context-parallel attention (p2p, a2a, all_gather, "
                "a2a+p2p) with Megatron-Core / Transformer Engine semantics"};
   app.set_version_flag("--version", std::string("hcpsim ") + HCPSIM_VERSION);

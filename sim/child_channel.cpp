@@ -1,5 +1,7 @@
 #include "sim/child_channel.h"
 
+#include "engine/core/process_memory.h"
+
 #include <cerrno>
 #include <csignal>
 #include <cstdio>
@@ -170,6 +172,7 @@ ChildOutcome run_in_child(const std::function<void(RecordWriter&)>& body, const 
   }
   std::fflush(stdout);
   std::fflush(stderr);
+  release_free_memory();   // the child should not inherit freed pages
   const pid_t pid = ::fork();
   if (pid < 0) {
     for (int fd : {data[0], data[1], err[0], err[1]}) ::close(fd);

@@ -61,7 +61,7 @@ class Executor {
     for (std::size_t f = 0; f < p.flows.size(); ++f) gate_left_[f] = p.flows[f].gate;
     members_left_ = p.op_members;
     op_flows_left_ = p.op_flows;
-    live_exec_.resize(n);
+    if (mode_ == ComputeMode::Exec) live_exec_.resize(n);   // Timer mode creates no Exec
     live_comm_.resize(p.flows.size());
     preds_left_ = g.in_degrees();
   }

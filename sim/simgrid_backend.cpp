@@ -52,7 +52,7 @@ class SimgridBackend : public Backend {
       };
     }
     simulate_in_child(g, costs_from(ctx, g), spec,
-                      [&](TaskId t, double s, double e) { sink.record(make_event(g, g.task(t), s, e)); }, progress);
+                      [&](TaskId t, double s, double e) { sink.record_task(g, g.task(t), s, e); }, progress);
     if (printed) std::fprintf(stderr, "\n");
   }
 };

@@ -93,14 +93,13 @@ BENCHMARK(BM_Analytic1024A2aP2pForward4Layers)->Unit(benchmark::kMillisecond)->I
 }  // namespace
 
 int main(int argc, char** argv) {
-  tune_process_memory(argv);   // as hcpsim itself does
   if (argc > 1 && std::strcmp(argv[1], "--peak-rss") == 0) {
     const auto t0 = std::chrono::steady_clock::now();
     std::size_t tasks = 0;
     const double makespan = build_and_run(target_scenario(), &tasks);
     const double wall = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
     const double peak = rss_mb();
-    std::printf("huge-page malloc %s\n", huge_page_malloc_enabled() ? "on" : "off (HCPSIM_HUGE_PAGES=0)");
+    std::printf("allocator %s\n", allocator_name());
     std::printf("tasks %zu, edges %zu, simulated %.6f s\n", tasks, g_edges, makespan);
     std::printf("wall %.3f s (target < 1 s): graph build %.3f s (cpu %.3f s), analytic run %.3f s (cpu %.3f s)\n",
                 wall, g_build_s, g_build_cpu_s, g_run_s, g_run_cpu_s);

@@ -1,42 +1,32 @@
 #include "engine/core/process_memory.h"
 
+#include <dlfcn.h>
 #include <malloc.h>
-#include <unistd.h>
 
-#include <cstdlib>
-#include <cstring>
+#include <cstddef>
 #include <string>
 
 namespace hcpsim {
 namespace {
 
-constexpr const char* kTunable = "glibc.malloc.hugetlb=1";
+using MallctlFn = int (*)(const char*, void*, std::size_t*, void*, std::size_t);
 
-bool opted_out() {
-  const char* v = std::getenv("HCPSIM_HUGE_PAGES");
-  return v != nullptr && std::strcmp(v, "0") == 0;
+MallctlFn jemalloc_mallctl() {
+  static const MallctlFn fn = reinterpret_cast<MallctlFn>(dlsym(RTLD_DEFAULT, "mallctl"));
+  return fn;
 }
 
 }  // namespace
 
-bool huge_page_malloc_enabled() {
-  const char* t = std::getenv("GLIBC_TUNABLES");
-  return t != nullptr && std::strstr(t, kTunable) != nullptr;
-}
+const char* allocator_name() { return jemalloc_mallctl() != nullptr ? "jemalloc" : "glibc"; }
 
-void tune_process_memory(char** argv) {
-  if (opted_out()) return;
-  mallopt(M_MMAP_THRESHOLD, 4 << 20);
-  if (huge_page_malloc_enabled() || argv == nullptr || argv[0] == nullptr) return;
-  // Re-execute once with the tunable; HCPSIM_TUNED guards against a loop should glibc drop it.
-  if (std::getenv("HCPSIM_TUNED") != nullptr) return;
-  const char* old = std::getenv("GLIBC_TUNABLES");
-  const std::string tunables = old && *old ? std::string(old) + ":" + kTunable : std::string(kTunable);
-  if (setenv("GLIBC_TUNABLES", tunables.c_str(), 1) != 0 || setenv("HCPSIM_TUNED", "1", 1) != 0) return;
-  execv("/proc/self/exe", argv);
-  // exec failed (no /proc, for example): carry on with the default allocator.
-  if (old) setenv("GLIBC_TUNABLES", old, 1);
-  else unsetenv("GLIBC_TUNABLES");
+void release_free_memory() {
+  if (MallctlFn mallctl = jemalloc_mallctl()) {
+    // 4096 is MALLCTL_ARENAS_ALL: every arena.
+    mallctl("arena.4096.purge", nullptr, nullptr, nullptr, 0);
+    return;
+  }
+  malloc_trim(0);
 }
 
 }  // namespace hcpsim

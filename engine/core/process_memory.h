@@ -1,22 +1,22 @@
 #pragma once
-// Process-wide memory settings for programs that build million-task graphs.
+// Which allocator this process runs with, and a way to hand freed memory back to the system.
 //
-// On the virtual machines we measure on, a first touch of a 4 KiB page costs about 10 us; a
-// 1,024-rank graph touches ~200 MB, so page faults alone took ~0.5 s of a 1.6 s build+run. Two
-// settings remove that cost:
-//  - glibc's malloc is asked to back its memory with transparent huge pages (2 MiB): the
-//    `glibc.malloc.hugetlb=1` tunable, which glibc reads only at start-up, so the program re-executes
-//    itself once with it set in GLIBC_TUNABLES;
-//  - a fixed mmap threshold (4 MiB) so that large arrays freed while a graph grows go back to the
-//    system instead of staying in the heap (glibc raises the threshold dynamically otherwise).
-// Set HCPSIM_HUGE_PAGES=0 in the environment to keep the default allocator behaviour.
+// The hcpsim programs link jemalloc (cmake/HcpsimAllocator.cmake) configured for transparent huge
+// pages (engine/core/jemalloc_config.cpp). Two measured reasons, both on million-task graphs:
+//  - page faults: on the virtual machines we measure on, a first touch of a 4 KiB page costs about
+//    10 us; a 1,024-rank graph touches ~150 MB, so faults took a third of a build+run. 2 MiB pages
+//    remove most of them.
+//  - SimGrid 3.32 removes every finished host-to-host Comm from one std::list by a full walk; with
+//    thousands of flows alive, that walk is a pointer chase whose cost is cache misses. jemalloc's
+//    size classes keep the list nodes dense, which made the simgrid backend ~2.5x faster.
+// Builds without it (sanitizers) use glibc's malloc and the same code.
 namespace hcpsim {
 
-// Call first thing in main(). May not return: it replaces the process image (same pid, same
-// arguments) when the tunable is missing. Does nothing harmful when huge pages are unavailable.
-void tune_process_memory(char** argv);
+// "jemalloc" when it is the process's allocator, otherwise "glibc".
+const char* allocator_name();
 
-// True when this process runs with the huge-page tunable (after tune_process_memory).
-bool huge_page_malloc_enabled();
+// Returns freed pages to the system now (jemalloc: purge every arena; glibc: malloc_trim). Called
+// before forking a simulation child, so that the child does not carry the parent's freed memory.
+void release_free_memory();
 
 }  // namespace hcpsim
