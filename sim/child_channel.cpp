@@ -18,7 +18,7 @@ namespace hcpsim::sim {
 
 namespace {
 
-enum Tag : char { kEvent = 'E', kProgress = 'P', kError = 'X', kDone = 'D', kText = 'T' };
+enum Tag : char { kEvent = 'E', kProgress = 'P', kError = 'X', kInvalid = 'I', kDone = 'D', kText = 'T' };
 constexpr std::size_t kFlushAt = 1 << 16;
 
 bool write_all(int fd, const char* p, std::size_t n) {
@@ -72,21 +72,27 @@ class RecordReader {
         return len;
       }
       case kDone: {
-        constexpr std::size_t len = 1 + 8 + 8;
+        constexpr std::size_t len = 1 + 8 + 8 + 8;
         if (n < len) return 0;
         o_.finished = true;
         o_.completed = get<std::uint64_t>(p + 1);
         o_.makespan_s = get<double>(p + 9);
+        o_.flows = get<std::uint64_t>(p + 17);
         return len;
       }
+      case kInvalid:
       case kError:
       case kText: {
         if (n < 5) return 0;
         const auto sz = get<std::uint32_t>(p + 1);
         if (n < 5 + sz) return 0;
         std::string s(p + 5, sz);
-        if (p[0] == kText) o_.text += s;
-        else if (o_.error.empty()) o_.error = s;
+        if (p[0] == kText) {
+          o_.text += s;
+        } else if (o_.error.empty()) {
+          o_.error = s;
+          o_.invalid_input = p[0] == kInvalid;
+        }
         return 5 + sz;
       }
       default:
@@ -130,8 +136,8 @@ void RecordWriter::progress(std::uint64_t done_count, std::uint64_t total, doubl
   flush();
 }
 
-void RecordWriter::error(const std::string& message) {
-  const char t = kError;
+void RecordWriter::error(const std::string& message, bool invalid_input) {
+  const char t = invalid_input ? kInvalid : kError;
   const auto n = static_cast<std::uint32_t>(message.size());
   put(&t, 1);
   put(&n, 4);
@@ -147,11 +153,12 @@ void RecordWriter::text(const std::string& s) {
   put(s.data(), n);
 }
 
-void RecordWriter::done(std::uint64_t completed, double makespan_s) {
+void RecordWriter::done(std::uint64_t completed, double makespan_s, std::uint64_t flows) {
   const char t = kDone;
   put(&t, 1);
   put(&completed, 8);
   put(&makespan_s, 8);
+  put(&flows, 8);
   flush();
 }
 
@@ -188,6 +195,8 @@ ChildOutcome run_in_child(const std::function<void(RecordWriter&)>& body, const 
       RecordWriter w(data[1]);
       try {
         body(w);
+      } catch (const std::invalid_argument& e) {
+        w.error(e.what(), true);
       } catch (const std::exception& e) {
         w.error(e.what());
       } catch (...) {

@@ -18,8 +18,9 @@ class RecordWriter {
   ~RecordWriter() { flush(); }
   void event(std::uint32_t task, double start_s, double end_s);
   void progress(std::uint64_t done, std::uint64_t total, double sim_time_s);
-  void error(const std::string& message);
-  void done(std::uint64_t completed, double makespan_s);
+  // `invalid_input`: the error is bad input (the parent rethrows std::invalid_argument).
+  void error(const std::string& message, bool invalid_input = false);
+  void done(std::uint64_t completed, double makespan_s, std::uint64_t flows = 0);
   void text(const std::string& s);
   void flush();   // writes the buffer; returns silently when the parent is gone
 
@@ -39,12 +40,15 @@ struct ChildOutcome {
   bool finished = false;          // a `done` record arrived
   std::uint64_t completed = 0;
   double makespan_s = 0;
+  std::uint64_t flows = 0;        // point-to-point flows the child started
   std::string error;              // first error record, or a description of an abnormal exit
+  bool invalid_input = false;     // that first error was reported as bad input
   std::string text;               // concatenated text records
   std::string child_stderr_tail;  // last lines the child wrote to stderr (SimGrid messages)
 };
 
-// Forks; the child runs `body` (exceptions become error records), flushes and _exit()s. The parent
+// Forks; the child runs `body` (exceptions become error records; std::invalid_argument ones are
+// marked as bad input), flushes and _exit()s. The parent
 // dispatches records until EOF, reaps the child and reports a crash (signal or non-zero status) in
 // `error`. Throws std::runtime_error only when fork/pipe fail, or rethrows an exception from a
 // handler after killing the child.

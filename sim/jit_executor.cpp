@@ -5,6 +5,7 @@
 #include <cmath>
 #include <cstdint>
 #include <exception>
+#include <stdexcept>
 #include <string>
 #include <vector>
 
@@ -22,10 +23,13 @@ namespace sg4 = simgrid::s4u;
 
 namespace {
 
-// Activities carry a tag in their user data: (index << 1) | is_flow, plus 1 so it is never null.
-void* make_tag(std::uint32_t index, bool flow) {
-  return reinterpret_cast<void*>((static_cast<std::uintptr_t>(index) << 1 | (flow ? 1u : 0u)) + 1);
+// Activities carry a tag in their user data, never null: a flow is (op << 32) | (flow << 1) | 1,
+// an Exec ((task + 1) << 1).
+void* exec_tag(TaskId t) { return reinterpret_cast<void*>((static_cast<std::uintptr_t>(t) + 1) << 1); }
+void* flow_tag(std::uint32_t op, std::uint32_t flow) {
+  return reinterpret_cast<void*>(static_cast<std::uintptr_t>(op) << 32 | static_cast<std::uintptr_t>(flow) << 1 | 1u);
 }
+static_assert(sizeof(std::uintptr_t) >= 8, "flow tags need 64-bit pointers");
 
 // One GPU under processor sharing in virtual time (the analytic backend's model): with n kernels
 // active, virtual time advances at 1/n per second; a kernel ends when it reaches start + work.
@@ -46,23 +50,29 @@ struct HeapLater {
   }
 };
 
+// Per comm op: members ready so far, the live lowering (index into live_) and its flows not ended.
+struct OpState {
+  std::uint32_t members_ready = 0;
+  std::uint32_t live = kNone;
+  std::uint32_t flows_left = 0;
+};
+
+// A comm op in flight: its flows and the SimGrid Comms started for them.
+struct LiveOp {
+  OpFlows plan;
+  std::vector<sg4::CommPtr> comms;
+};
+
 class Executor {
  public:
-  Executor(const TaskGraph& g, const FlowPlan& p, const std::vector<sg4::Host*>& hosts, RecordWriter& out,
+  Executor(const TaskGraph& g, const PlanCosts& costs, const std::vector<sg4::Host*>& hosts, RecordWriter& out,
            ComputeMode mode)
-      : g_(g), p_(p), hosts_(hosts), out_(out), mode_(mode) {
+      : g_(g), costs_(costs), hosts_(hosts), out_(out), mode_(mode) {
     if (mode_ == ComputeMode::Timer) gpus_.resize(hosts.size());
-    const std::size_t n = g.size();
-    preds_left_.resize(n);
-    flows_left_ = p.flow_count;
-    ready_s_.assign(n, -1.0);
-    done_.assign(n, false);
-    gate_left_.resize(p.flows.size());
-    for (std::size_t f = 0; f < p.flows.size(); ++f) gate_left_[f] = p.flows[f].gate;
-    members_left_ = p.op_members;
-    op_flows_left_ = p.op_flows;
-    if (mode_ == ComputeMode::Exec) live_exec_.resize(n);   // Timer mode creates no Exec
-    live_comm_.resize(p.flows.size());
+    else live_exec_.resize(g.size());   // Timer mode creates no Exec
+    ready_s_.assign(g.size(), -1.0);
+    done_.assign(g.size(), false);
+    ops_.resize(g.comms().size());
     preds_left_ = g.in_degrees();
   }
 
@@ -74,42 +84,62 @@ class Executor {
 
   // Called for every finished activity (noexcept: an exception inside SimGrid would crash it).
   void on_completion(const sg4::Activity& a) noexcept {
-    try {
+    guarded([&] {
       if (graveyard_.size() >= 256) graveyard_.clear();   // references of earlier completions
       const auto tag = reinterpret_cast<std::uintptr_t>(a.get_data<void>());
       if (tag == 0) return;
-      const auto index = static_cast<std::uint32_t>((tag - 1) >> 1);
-      const bool is_flow = ((tag - 1) & 1u) != 0;
       const double now = a.get_finish_time();
-      if (is_flow) {
-        graveyard_.push_back(std::move(live_comm_[index]));
-        flow_done(index, now);
+      if ((tag & 1u) != 0) {
+        const auto op = static_cast<std::uint32_t>(tag >> 32);
+        const auto f = static_cast<std::uint32_t>((tag & 0xffffffffu) >> 1);
+        graveyard_.push_back(std::move(live_[ops_[op].live].comms[f]));
+        flow_done(op, f, now);
       } else {
-        graveyard_.push_back(std::move(live_exec_[index]));
-        complete(index, now);
+        const auto t = static_cast<TaskId>((tag >> 1) - 1);
+        graveyard_.push_back(std::move(live_exec_[t]));
+        complete(t, now);
       }
       drain(now);
-    } catch (const std::exception& e) {
-      if (error_.empty()) error_ = e.what();
-    } catch (...) {
-      if (error_.empty()) error_ = "unknown exception in a completion callback";
-    }
+    });
   }
 
   void finish() {
     graveyard_.clear();
     if (!error_.empty()) {
-      out_.error("simgrid: " + error_);
+      out_.error(error_invalid_input_ ? error_ : "simgrid: " + error_, error_invalid_input_);
       return;
     }
     if (completed_ != g_.size()) {
       out_.error(stuck_report());
       return;
     }
-    out_.done(completed_, makespan_);
+    out_.done(completed_, makespan_, flows_lowered_);
   }
 
  private:
+  // Runs f; an exception is kept for finish() (bad input marked so), never thrown into SimGrid.
+  template <class F>
+  void guarded(F&& f) noexcept {
+    try {
+      f();
+    } catch (const std::invalid_argument& e) {
+      keep_error(e.what(), true);
+    } catch (const std::exception& e) {
+      keep_error(e.what(), false);
+    } catch (...) {
+      keep_error("unknown exception in a SimGrid callback", false);
+    }
+  }
+
+  void keep_error(const char* what, bool invalid_input) noexcept {
+    if (!error_.empty()) return;
+    try {
+      error_ = what;
+      error_invalid_input_ = invalid_input;
+    } catch (...) {
+    }
+  }
+
   void drain(double now) {
     while (!ready_.empty()) {
       const TaskId t = ready_.back();
@@ -122,7 +152,7 @@ class Executor {
     ready_s_[t] = now;
     const Task& task = g_.task(t);
     if (!is_communication(task.kind)) {
-      const double s = p_.compute_s[t];
+      const double s = compute_seconds(g_, t, costs_);
       if (s <= 0) return complete(t, now);
       if (mode_ == ComputeMode::Timer) {
         SharedGpu& gpu = gpus_[static_cast<std::size_t>(task.rank)];
@@ -134,22 +164,60 @@ class Executor {
       auto e = sg4::Exec::init();
       e->set_flops_amount(s * kHostSpeed);
       e->set_host(hosts_[static_cast<std::size_t>(task.rank)]);
-      e->set_data(make_tag(t, false));
+      e->set_data(exec_tag(t));
       e->start();
       live_exec_[t] = std::move(e);
       return;
     }
-    if (task.kind == TaskKind::SendRecv) {
-      for (std::uint32_t k = p_.task_gates.begin[t]; k < p_.task_gates.begin[t + 1]; ++k)
-        open_gate(p_.task_gates.items[k], now);
-      if (flows_left_[t] == 0) complete(t, now);
-      return;
-    }
     const std::uint32_t op = task.comm;
-    if (--members_left_[op] != 0) return;
-    if (p_.op_flows[op] == 0) return complete_op(op, now);
-    for (std::uint32_t k = p_.op_initial.begin[op]; k < p_.op_initial.begin[op + 1]; ++k)
-      open_gate(p_.op_initial.items[k], now);
+    OpState& st = ops_[op];
+    ++st.members_ready;
+    if (task.kind == TaskKind::SendRecv) {
+      if (st.live == kNone) activate(op);
+      LiveOp& lo = live_[st.live];
+      const std::uint32_t m = lo.plan.member_of(t);
+      for (std::uint32_t k = lo.plan.gate_begin[m]; k < lo.plan.gate_begin[m + 1]; ++k)
+        open_gate(op, lo, lo.plan.member_gates[k], now);
+      if (lo.plan.member_flows[m] == 0) complete(t, now);
+      return release_if_over(op);
+    }
+    if (st.members_ready != g_.comms()[op].tasks.size()) return;
+    activate(op);
+    LiveOp& lo = live_[st.live];
+    if (lo.plan.flows.empty()) {
+      complete_op(op, now);
+      return release_if_over(op);
+    }
+    for (std::uint32_t f = 0; f < lo.plan.initial; ++f) open_gate(op, lo, f, now);
+  }
+
+  // Lowers op into a free LiveOp slot.
+  void activate(std::uint32_t op) {
+    std::uint32_t slot;
+    if (!free_live_.empty()) {
+      slot = free_live_.back();
+      free_live_.pop_back();
+    } else {
+      slot = static_cast<std::uint32_t>(live_.size());
+      live_.emplace_back();
+    }
+    LiveOp& lo = live_[slot];
+    lo.plan = lower_comm_op(g_, op, costs_);
+    lo.comms.resize(lo.plan.flows.size());
+    flows_lowered_ += lo.plan.flows.size();
+    ops_[op].live = slot;
+    ops_[op].flows_left = static_cast<std::uint32_t>(lo.plan.flows.size());
+  }
+
+  // Frees the op's lowering once every member is ready and every flow has ended.
+  void release_if_over(std::uint32_t op) {
+    OpState& st = ops_[op];
+    if (st.live == kNone || st.flows_left != 0 || st.members_ready != g_.comms()[op].tasks.size()) return;
+    LiveOp& lo = live_[st.live];
+    lo.plan = OpFlows();
+    lo.comms = std::vector<sg4::CommPtr>();
+    free_live_.push_back(st.live);
+    st.live = kNone;
   }
 
   void complete_op(std::uint32_t op, double now) {
@@ -170,7 +238,7 @@ class Executor {
   }
 
   void on_gpu_timer(std::uint32_t rank) noexcept {
-    try {
+    guarded([&] {
       SharedGpu& gpu = gpus_[rank];
       gpu.timer = nullptr;   // it fired; SimGrid frees it
       const double now = sg4::Engine::get_clock();
@@ -185,35 +253,38 @@ class Executor {
       arm(rank, now);
       for (TaskId t : finished) complete(t, now);
       drain(now);
-    } catch (const std::exception& e) {
-      if (error_.empty()) error_ = e.what();
-    } catch (...) {
-      if (error_.empty()) error_ = "unknown exception in a GPU timer";
-    }
+    });
   }
 
-  void open_gate(std::uint32_t f, double now) {
-    if (--gate_left_[f] != 0) return;
-    const PlannedFlow& fl = p_.flows[f];
+  void open_gate(std::uint32_t op, LiveOp& lo, std::uint32_t f, double) {
+    OpFlow& fl = lo.plan.flows[f];
+    if (--fl.gate != 0) return;
     const auto payload = static_cast<std::uint64_t>(std::llround(fl.wire_bytes * kByteScale));
     auto c = sg4::Comm::sendto_init();
-    c->set_data(make_tag(f, true));
+    c->set_data(flow_tag(op, f));
     c->set_source(hosts_[static_cast<std::size_t>(fl.src)]);
     c->set_destination(hosts_[static_cast<std::size_t>(fl.dst)]);
     c->set_payload_size(payload);
     c->start();
-    live_comm_[f] = std::move(c);
+    lo.comms[f] = std::move(c);
   }
 
-  void flow_done(std::uint32_t f, double now) {
-    const PlannedFlow& fl = p_.flows[f];
-    if (fl.op != kNone) {
-      if (--op_flows_left_[fl.op] == 0) complete_op(fl.op, now);
+  void flow_done(std::uint32_t op, std::uint32_t f, double now) {
+    OpState& st = ops_[op];
+    LiveOp& lo = live_[st.live];
+    const OpFlow& fl = lo.plan.flows[f];
+    --st.flows_left;
+    if (lo.plan.collective()) {
+      std::uint32_t next[2];
+      const std::uint32_t n = lo.plan.ring_next(f, next);
+      for (std::uint32_t k = 0; k < n; ++k) open_gate(op, lo, next[k], now);
+      if (st.flows_left == 0) complete_op(op, now);
     } else {
-      if (--flows_left_[fl.src_task] == 0) complete(fl.src_task, now);
-      if (fl.dst_task != fl.src_task && --flows_left_[fl.dst_task] == 0) complete(fl.dst_task, now);
+      const auto& members = g_.comms()[op].tasks;
+      if (--lo.plan.member_flows[fl.src_member] == 0) complete(members[fl.src_member], now);
+      if (fl.dst_member != fl.src_member && --lo.plan.member_flows[fl.dst_member] == 0) complete(members[fl.dst_member], now);
     }
-    for (std::uint32_t k = p_.flow_next.begin[f]; k < p_.flow_next.begin[f + 1]; ++k) open_gate(p_.flow_next.items[k], now);
+    release_if_over(op);
   }
 
   void complete(TaskId t, double now) {
@@ -240,6 +311,21 @@ class Executor {
     out_.progress(completed_, g_.size(), now);
   }
 
+  std::string why_stuck(TaskId t) const {
+    const Task& task = g_.task(t);
+    if (ready_s_[t] < 0) return "waits for " + std::to_string(preds_left_[t]) + " unfinished predecessors";
+    if (!is_communication(task.kind)) return "compute started but never completed";
+    const OpState& st = ops_[task.comm];
+    const std::size_t members = g_.comms()[task.comm].tasks.size();
+    if (task.kind == TaskKind::SendRecv) {
+      const std::uint32_t left = st.live == kNone ? 0 : live_[st.live].plan.member_flows[live_[st.live].plan.member_of(t)];
+      return "ready, " + std::to_string(left) + " transfers never finished (peer not ready?)";
+    }
+    if (st.members_ready < members)
+      return "ready, waits for " + std::to_string(members - st.members_ready) + " members of its " + to_string(task.kind);
+    return "collective started, " + std::to_string(st.flows_left) + " flows never finished";
+  }
+
   std::string stuck_report() const {
     std::string s = "simgrid: the task graph cannot finish: " + std::to_string(completed_) + " of " +
                     std::to_string(g_.size()) + " tasks completed; stuck tasks (first 8):";
@@ -247,46 +333,44 @@ class Executor {
     for (TaskId t = 0; t < g_.size() && shown < 8; ++t) {
       if (done_[t]) continue;
       const Task& task = g_.task(t);
-      std::string why;
-      if (ready_s_[t] < 0) why = "waits for " + std::to_string(preds_left_[t]) + " unfinished predecessors";
-      else if (task.kind != TaskKind::SendRecv && members_left_[task.comm] > 0)
-        why = "ready, waits for " + std::to_string(members_left_[task.comm]) + " members of its " + to_string(task.kind);
-      else if (task.kind == TaskKind::SendRecv)
-        why = "ready, " + std::to_string(flows_left_[t]) + " transfers never finished (peer not ready?)";
-      else if (is_communication(task.kind)) why = "collective started, " + std::to_string(op_flows_left_[task.comm]) + " flows never finished";
-      else why = "compute started but never completed";
-      s += "\n  task " + std::to_string(t) + " rank " + std::to_string(task.rank) + " " + g_.display_name(task) + ": " + why;
+      s += "\n  task " + std::to_string(t) + " rank " + std::to_string(task.rank) + " " + g_.display_name(task) + ": " +
+           why_stuck(t);
       ++shown;
     }
     return s;
   }
 
   const TaskGraph& g_;
-  const FlowPlan& p_;
+  const PlanCosts& costs_;
   const std::vector<sg4::Host*>& hosts_;
   RecordWriter& out_;
   ComputeMode mode_;
   std::vector<SharedGpu> gpus_;
-  std::vector<std::uint32_t> preds_left_, flows_left_, gate_left_, members_left_, op_flows_left_;
+  std::vector<std::uint32_t> preds_left_;
   std::vector<double> ready_s_;
   std::vector<bool> done_;
+  std::vector<OpState> ops_;
+  std::vector<LiveOp> live_;
+  std::vector<std::uint32_t> free_live_;
   std::vector<sg4::ExecPtr> live_exec_;
-  std::vector<sg4::CommPtr> live_comm_;
   std::vector<sg4::ActivityPtr> graveyard_;
   std::vector<TaskId> ready_;
   std::size_t completed_ = 0;
+  std::uint64_t flows_lowered_ = 0;
   double makespan_ = 0;
   std::string error_;
+  bool error_invalid_input_ = false;
   std::chrono::steady_clock::time_point last_progress_ = std::chrono::steady_clock::now();
 };
 
 }  // namespace
 
-void execute_plan(const TaskGraph& g, const FlowPlan& plan, const PlatformSpec& spec, RecordWriter& out,
-                  ComputeMode mode) {
+void execute_graph(const TaskGraph& g, const PlanCosts& costs, const PlatformSpec& spec, RecordWriter& out,
+                   ComputeMode mode) {
+  if (!costs.compute_s || !costs.link_efficiency) throw std::invalid_argument("PlanCosts: both cost functions are required");
   auto engine = make_engine();
   const auto hosts = build_platform(spec);
-  Executor ex(g, plan, hosts, out, mode);
+  Executor ex(g, costs, hosts, out, mode);
   sg4::Activity::on_completion_cb([&ex](const sg4::Activity& a) { ex.on_completion(a); });
   ex.start_roots();
   engine->run();

@@ -1,9 +1,12 @@
 #pragma once
-// Runs a FlowPlan on the SimGrid platform, creating each activity just in time when it may start
-// (never SimGrid's add_successor DAG API, which is quadratic). Call only inside the child process.
+// Runs a TaskGraph on the SimGrid platform, creating each activity just in time when it may start
+// (never SimGrid's add_successor DAG API, which is quadratic). Comm ops are lowered to flows
+// (sim/op_lowering.h) when their first member becomes ready and dropped when they end, and compute
+// durations are asked of PlanCosts when a task becomes ready: the executor's memory is a few bytes
+// per task plus the ops in flight. Call only inside the child process.
 #include "engine/graph/task_graph.h"
 #include "sim/child_channel.h"
-#include "sim/flow_plan.h"
+#include "sim/op_lowering.h"
 #include "sim/platform_spec.h"
 
 namespace hcpsim::sim {
@@ -17,9 +20,10 @@ enum class ComputeMode {
 };
 
 // Simulates and streams one event record per task (ready time, end time), progress records about
-// every 0.5 s of wall time, then either a `done` record (all tasks finished) or an error record
-// naming the stuck tasks (cycle, lost completion, an exception inside a callback).
-void execute_plan(const TaskGraph& g, const FlowPlan& plan, const PlatformSpec& spec, RecordWriter& out,
-                  ComputeMode mode = ComputeMode::Timer);
+// every 0.5 s of wall time, then either a `done` record (all tasks finished) or an error record:
+// bad input (a negative cost, a malformed op; marked as such) or the stuck tasks (cycle, lost
+// completion, an exception inside a callback).
+void execute_graph(const TaskGraph& g, const PlanCosts& costs, const PlatformSpec& spec, RecordWriter& out,
+                   ComputeMode mode = ComputeMode::Timer);
 
 }  // namespace hcpsim::sim

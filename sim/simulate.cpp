@@ -16,11 +16,10 @@ SimRunResult simulate_in_child(const TaskGraph& g, const PlanCosts& costs, const
       throw std::invalid_argument("task " + std::to_string(g.id_of(t)) + " (" + g.display_name(t) + ") runs on rank " +
                                   std::to_string(t.rank) + " but the cluster has " + std::to_string(spec.world_size()) +
                                   " GPUs (valid ranks 0.." + std::to_string(spec.world_size() - 1) + ")");
-  const FlowPlan plan = make_flow_plan(g, costs);
-  for (const PlannedFlow& f : plan.flows)
-    if (f.src >= spec.world_size() || f.dst >= spec.world_size() || f.src < 0 || f.dst < 0)
-      throw std::invalid_argument("a transfer " + std::to_string(f.src) + "->" + std::to_string(f.dst) +
-                                  " names a rank outside the cluster of " + std::to_string(spec.world_size()) + " GPUs");
+  if (!costs.compute_s || !costs.link_efficiency) throw std::invalid_argument("PlanCosts: both cost functions are required");
+  if (costs.gpus_per_node < 1) throw std::invalid_argument("PlanCosts: gpus_per_node must be >= 1");
+  check_comm_ops(g, spec.world_size());
+  (void)g.adjacency();   // built here, once, rather than in the child
   ChildHandlers h;
   std::size_t events = 0;
   h.on_event = [&](std::uint32_t t, double start_s, double end_s) {
@@ -29,10 +28,11 @@ SimRunResult simulate_in_child(const TaskGraph& g, const PlanCosts& costs, const
     if (on_event) on_event(t, start_s, end_s);
   };
   if (progress) h.on_progress = [&](std::uint64_t done, std::uint64_t total, double sim_s) { progress(done, total, sim_s); };
-  const ChildOutcome out = run_in_child([&](RecordWriter& w) { execute_plan(g, plan, spec, w, mode); }, h);
+  const ChildOutcome out = run_in_child([&](RecordWriter& w) { execute_graph(g, costs, spec, w, mode); }, h);
   if (!out.error.empty()) {
     std::string msg = out.error;
     if (!out.finished && !out.child_stderr_tail.empty()) msg += "\nlast output of the simgrid child:\n" + out.child_stderr_tail;
+    if (out.invalid_input) throw std::invalid_argument(msg);
     throw std::runtime_error(msg);
   }
   if (!out.finished || out.completed != g.size() || events != g.size())
@@ -41,7 +41,7 @@ SimRunResult simulate_in_child(const TaskGraph& g, const PlanCosts& costs, const
   SimRunResult r;
   r.makespan_s = out.makespan_s;
   r.completed = out.completed;
-  r.flows = plan.flows.size();
+  r.flows = out.flows;
   return r;
 }
 

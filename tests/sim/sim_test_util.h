@@ -7,7 +7,7 @@
 
 #include "engine/graph/task_graph.h"
 #include "engine/scenario/scenario.h"
-#include "sim/flow_plan.h"
+#include "sim/op_lowering.h"
 #include "sim/platform_spec.h"
 #include "sim/simulate.h"
 

@@ -215,6 +215,22 @@ TEST(SimErrors, DeadlockedSendRecvNamesTheWaitingTransfer) {
   }
 }
 
+TEST(SimErrors, NegativeComputeCostFoundInTheChildIsBadInput) {
+  // Compute costs are asked for in the child, as tasks become ready; the parent still throws
+  // std::invalid_argument with the task's name.
+  TaskGraph g;
+  const TaskId ok = compute(g, 0, 1e-3, "fine");
+  const TaskId bad = compute(g, 1, -1e-3, "bad_kernel");
+  g.add_dep(ok, bad);
+  try {
+    simulate(g, cluster(1, 8, 8));
+    FAIL() << "a negative compute cost must be rejected";
+  } catch (const std::invalid_argument& e) {
+    EXPECT_NE(std::string(e.what()).find("bad_kernel"), std::string::npos) << e.what();
+    EXPECT_NE(std::string(e.what()).find(">= 0"), std::string::npos) << e.what();
+  }
+}
+
 TEST(SimErrors, RankOutsideTheClusterIsRejectedBeforeSimulating) {
   TaskGraph g;
   compute(g, 8, 1e-3);
