@@ -70,11 +70,21 @@ void build_layer_pass(schedule::ScheduleContext& ctx, const Scenario& s, int lay
   const int W = ctx.layout.world_size();
   auto hook = [&](bool pre) {
     std::vector<TaskId> frontier(static_cast<std::size_t>(W));
-    for (int r = 0; r < W; ++r) frontier[static_cast<std::size_t>(r)] = ctx.last(r, Stream::Main);
-    const auto next = pre ? add_pre_attention_ops(ctx.g, s, ctx.layout, layer, pass, frontier)
-                          : add_post_attention_ops(ctx.g, s, ctx.layout, layer, pass, frontier);
-    for (int r = 0; r < W && static_cast<std::size_t>(r) < next.size(); ++r)
-      if (next[static_cast<std::size_t>(r)] != kNone) ctx.set_last(r, Stream::Main, next[static_cast<std::size_t>(r)]);
+    // Stream waits pending on the main stream (the cp stream joining main at the end of attention)
+    // bind the first whole-layer op of each rank, as the next main-stream kernel would.
+    std::vector<std::vector<TaskId>> waits(static_cast<std::size_t>(W));
+    for (int r = 0; r < W; ++r) {
+      frontier[static_cast<std::size_t>(r)] = ctx.last(r, Stream::Main);
+      waits[static_cast<std::size_t>(r)] = ctx.take_waits(r, Stream::Main);
+    }
+    const auto next = pre ? add_pre_attention_ops(ctx.g, s, ctx.layout, layer, pass, frontier, waits)
+                          : add_post_attention_ops(ctx.g, s, ctx.layout, layer, pass, frontier, waits);
+    for (int r = 0; r < W && static_cast<std::size_t>(r) < next.size(); ++r) {
+      const auto i = static_cast<std::size_t>(r);
+      if (next[i] != kNone) ctx.set_last(r, Stream::Main, next[i]);
+      if (next[i] == frontier[i])   // no op added for this rank: the waits stay pending
+        for (TaskId w : waits[i]) ctx.wait(r, Stream::Main, w);
+    }
   };
   if (ctx.options.whole_layer) hook(true);
   build_attention(ctx, s.comm_type_for_layer(layer));

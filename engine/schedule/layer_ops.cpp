@@ -52,8 +52,8 @@ struct Gemm {
 class LayerBuilder {
  public:
   LayerBuilder(TaskGraph& g, const Scenario& s, const RankLayout& layout, int layer, Pass pass,
-               const std::vector<TaskId>& frontier)
-      : g_(g), layout_(layout), layer_(layer), pass_(pass), d_(dims_of(s)), frontier_(frontier) {}
+               const std::vector<TaskId>& frontier, const std::vector<std::vector<TaskId>>& waits)
+      : g_(g), layout_(layout), layer_(layer), pass_(pass), d_(dims_of(s)), frontier_(frontier), waits_(waits) {}
 
   void gemm(const Gemm& x) {
     for (int r = 0; r < layout_.world_size(); ++r) {
@@ -116,9 +116,15 @@ class LayerBuilder {
 
  private:
   void chain(int r, TaskId id) {
-    auto& f = frontier_[static_cast<std::size_t>(r)];
+    const auto i = static_cast<std::size_t>(r);
+    auto& f = frontier_[i];
     if (f != kNone) g_.add_dep(f, id);
     f = id;
+    if (i < waits_.size()) {   // the rank's first op also waits for the pending stream waits
+      for (TaskId w : waits_[i])
+        if (w != id) g_.add_dep(w, id);
+      waits_[i].clear();
+    }
   }
 
   TaskGraph& g_;
@@ -127,6 +133,7 @@ class LayerBuilder {
   Pass pass_;
   LayerDims d_;
   std::vector<TaskId> frontier_;
+  std::vector<std::vector<TaskId>> waits_;
 };
 
 // Forward GEMM shapes per rank (m tokens x k in x n out).
@@ -153,9 +160,10 @@ void check(const Scenario& s, const std::vector<TaskId>& frontier, const RankLay
 }  // namespace
 
 std::vector<TaskId> add_pre_attention_ops(TaskGraph& g, const Scenario& s, const RankLayout& layout, int layer,
-                                          Pass pass, const std::vector<TaskId>& frontier) {
+                                          Pass pass, const std::vector<TaskId>& frontier,
+                                          const std::vector<std::vector<TaskId>>& waits) {
   check(s, frontier, layout);
-  LayerBuilder b(g, s, layout, layer, pass, frontier);
+  LayerBuilder b(g, s, layout, layer, pass, frontier, waits);
   const bool sp = s.model.sequence_parallel;
   const LayerDims& d = b.dims();
   if (pass == Pass::Forward) {
@@ -173,9 +181,10 @@ std::vector<TaskId> add_pre_attention_ops(TaskGraph& g, const Scenario& s, const
 }
 
 std::vector<TaskId> add_post_attention_ops(TaskGraph& g, const Scenario& s, const RankLayout& layout, int layer,
-                                           Pass pass, const std::vector<TaskId>& frontier) {
+                                           Pass pass, const std::vector<TaskId>& frontier,
+                                          const std::vector<std::vector<TaskId>>& waits) {
   check(s, frontier, layout);
-  LayerBuilder b(g, s, layout, layer, pass, frontier);
+  LayerBuilder b(g, s, layout, layer, pass, frontier, waits);
   const bool sp = s.model.sequence_parallel;
   const LayerDims& d = b.dims();
   if (pass == Pass::Forward) {

@@ -103,6 +103,12 @@ void ScheduleContext::wait_stream(int rank, Stream waiter, Stream waited) {
   wait(rank, waiter, last(rank, waited));
 }
 
+std::vector<TaskId> ScheduleContext::take_waits(int rank, Stream stream) {
+  std::vector<TaskId> out;
+  out.swap(pending_[static_cast<std::size_t>(rank)][static_cast<std::size_t>(stream)]);
+  return out;
+}
+
 void ScheduleContext::set_attention(TaskId t, const AttentionShape& a) {
   g.task(t).attention = g.add_attention(a);
 }

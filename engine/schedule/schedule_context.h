@@ -55,6 +55,8 @@ class ScheduleContext {
   void wait(int rank, Stream stream, TaskId t);
   // The next task on `waiter` waits for everything queued so far on `waited` (event record/wait).
   void wait_stream(int rank, Stream waiter, Stream waited);
+  // Returns and clears the pending waits of `stream` (for tasks appended outside this context).
+  std::vector<TaskId> take_waits(int rank, Stream stream);
   TaskId last(int rank, Stream s) const { return last_[static_cast<std::size_t>(rank)][static_cast<std::size_t>(s)]; }
   // Replaces the stream-order tail of `rank`'s main stream (layer hooks return a new frontier).
   void set_last(int rank, Stream s, TaskId t) { last_[static_cast<std::size_t>(rank)][static_cast<std::size_t>(s)] = t; }

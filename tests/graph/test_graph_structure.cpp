@@ -60,6 +60,58 @@ TEST(GraphStructure, EveryModeIsAcyclicAndKeepsStreamOrder) {
   }
 }
 
+// Ancestors of `t` (all tasks it transitively waits for).
+std::vector<bool> ancestors(const TaskGraph& g, TaskId t) {
+  std::vector<bool> seen(g.size(), false);
+  std::vector<TaskId> stack{t};
+  while (!stack.empty()) {
+    const TaskId x = stack.back();
+    stack.pop_back();
+    for (TaskId d : g.deps(x))
+      if (!seen[d]) {
+        seen[d] = true;
+        stack.push_back(d);
+      }
+  }
+  return seen;
+}
+
+TEST(GraphStructure, WholeLayerOpsWaitForAllOfAttention) {
+  // The output projection (forward) and the QKV dgrad (backward) consume attention's result: on
+  // every rank they must come after every earlier task of that rank in the layer and pass — the
+  // cp stream's last kernel (all_gather, p2p), the output all-to-all (a2a, a2a+p2p), the last
+  // gradient exchange. (A lost stream wait once let them overlap attention.)
+  for (CpCommType t : {CpCommType::P2P, CpCommType::A2A, CpCommType::AllGather, CpCommType::A2AP2P}) {
+    testing::Config k = hcp_2x4();
+    k.types = {t};
+    k.heads = 32;
+    k.kv_heads = 16;
+    Scenario s = testing::make_scenario(k);
+    s.model.ffn_hidden_size = 4 * s.model.hidden_size;
+    GraphOptions o;
+    o.whole_layer = true;
+    o.backward = true;
+    const TaskGraph g = build(s, o);
+    for (Pass p : {Pass::Forward, Pass::Backward}) {
+      const std::string first_post = p == Pass::Forward ? "out_proj" : "qkv_proj_dgrad";
+      for (int rank = 0; rank < s.world_size(); ++rank) {
+        const TaskId post = find(g, rank, first_post, p, -1);
+        ASSERT_NE(post, kNone) << to_string(t) << " rank " << rank << " " << first_post;
+        const auto before = ancestors(g, post);
+        int checked = 0;
+        for (TaskId x = 0; x < post; ++x) {
+          const Task& task = g.task(x);
+          if (task.rank != rank || task.pass != p || task.layer != 0) continue;
+          EXPECT_TRUE(before[x]) << to_string(t) << ": " << first_post << " of rank " << rank
+                                 << " does not wait for " << g.display_name(task);
+          ++checked;
+        }
+        EXPECT_GT(checked, 3) << to_string(t);
+      }
+    }
+  }
+}
+
 TEST(GraphStructure, SectionTableForP4MatchesSpec36) {
   // spec 3.6 table, (source, section) per step; u = upper, l = lower, d = diagonal
   const char* fwd[4] = {"0d 3u 2u 1u", "1d 0l 3u 2u", "2d 1l 0l 3u", "3d 2l 1l 0l"};
