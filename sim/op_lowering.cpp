@@ -59,6 +59,9 @@ class RankIndex {
   std::vector<std::pair<std::int32_t, std::uint32_t>> by_rank_;
 };
 
+// Flow indices travel in 31 bits of a SimGrid activity tag (jit_executor.cpp).
+constexpr std::uint64_t kMaxFlowsPerOp = 0x7fffffffu;
+
 std::string transfer_text(const Transfer& tr) { return std::to_string(tr.src) + "->" + std::to_string(tr.dst); }
 
 class Lowering {
@@ -77,6 +80,7 @@ class Lowering {
     if (n < 2 || op_.bytes_per_rank == 0) return;
     if (op_.kind == TaskKind::AllToAll) {
       const double piece = op_.bytes_per_rank / n;
+      check_flow_count(static_cast<std::uint64_t>(n) * (n - 1), "pairwise");
       out_.flows.reserve(static_cast<std::size_t>(n) * (n - 1));
       for (std::uint32_t i = 0; i < n; ++i)
         for (std::uint32_t j = 0; j < n; ++j) {
@@ -92,6 +96,7 @@ class Lowering {
       steps = 2 * (n - 1);
       step_bytes = op_.bytes_per_rank / n;
     }
+    check_flow_count(static_cast<std::uint64_t>(steps) * n, "ring");
     out_.flows.reserve(static_cast<std::size_t>(steps) * n);
     for (std::uint32_t k = 0; k < steps; ++k)
       for (std::uint32_t i = 0; i < n; ++i) add_flow(i, (i + 1) % n, step_bytes, k == 0 ? 1 : 2);
@@ -100,6 +105,13 @@ class Lowering {
   }
 
  private:
+  void check_flow_count(std::uint64_t flows, const char* what) const {
+    if (flows > kMaxFlowsPerOp)
+      throw std::invalid_argument(op_name(index_, op_) + ": " + std::to_string(op_.ranks.size()) + " members make " +
+                                  std::to_string(flows) + " " + what + " flows, more than the " +
+                                  std::to_string(kMaxFlowsPerOp) + " one op may have");
+  }
+
   void add_flow(std::uint32_t s, std::uint32_t d, double bytes, std::uint32_t gate) {
     OpFlow f;
     f.src = op_.ranks[s];
@@ -123,6 +135,7 @@ class Lowering {
     const RankIndex ranks(op_);
     out_.member_flows.assign(n, 0);
     out_.gate_begin.assign(n + 1, 0);
+    check_flow_count(op_.transfers.size(), "transfer");
     out_.flows.reserve(op_.transfers.size());
     for (const Transfer& tr : op_.transfers) {
       if (tr.src == tr.dst) continue;   // self-transfer: a local copy, not a flow
