@@ -41,14 +41,19 @@ testing::Config hcp_2x4() {
   return k;
 }
 
+// hcp_2x4's cluster with another comm type and 32 heads / 16 KV heads (enough for every mode).
+testing::Config every_mode_config(CpCommType t, int layers) {
+  testing::Config k = hcp_2x4();
+  k.types = {t};
+  k.layers = layers;
+  k.heads = 32;
+  k.kv_heads = 16;
+  return k;
+}
+
 TEST(GraphStructure, EveryModeIsAcyclicAndKeepsStreamOrder) {
   for (CpCommType t : {CpCommType::P2P, CpCommType::A2A, CpCommType::AllGather, CpCommType::A2AP2P}) {
-    testing::Config k = hcp_2x4();
-    k.types = {t};
-    k.layers = 3;
-    k.heads = 32;
-    k.kv_heads = 16;
-    const TaskGraph g = build(testing::make_scenario(k));
+    const TaskGraph g = build(testing::make_scenario(every_mode_config(t, 3)));
     EXPECT_EQ(g.topological_order().size(), g.size()) << to_string(t);
     std::map<std::pair<int, int>, TaskId> last;
     for (const Task& task : g.tasks()) {
@@ -82,11 +87,7 @@ TEST(GraphStructure, WholeLayerOpsWaitForAllOfAttention) {
   // cp stream's last kernel (all_gather, p2p), the output all-to-all (a2a, a2a+p2p), the last
   // gradient exchange. (A lost stream wait once let them overlap attention.)
   for (CpCommType t : {CpCommType::P2P, CpCommType::A2A, CpCommType::AllGather, CpCommType::A2AP2P}) {
-    testing::Config k = hcp_2x4();
-    k.types = {t};
-    k.heads = 32;
-    k.kv_heads = 16;
-    Scenario s = testing::make_scenario(k);
+    Scenario s = testing::make_scenario(every_mode_config(t, 1));
     s.model.ffn_hidden_size = 4 * s.model.hidden_size;
     GraphOptions o;
     o.whole_layer = true;
