@@ -3,7 +3,6 @@
 //   hcpsim_bench_analytic                      Google Benchmark timings
 //   hcpsim_bench_analytic --peak-rss           one build+run, then prints seconds and peak RSS (getrusage)
 #include <benchmark/benchmark.h>
-#include <sys/resource.h>
 
 #include <chrono>
 #include <cstdio>
@@ -55,12 +54,6 @@ struct MakespanSink : TraceSink {
 std::size_t g_edges = 0;
 double g_build_s = 0, g_run_s = 0, g_build_cpu_s = 0, g_run_cpu_s = 0, g_build_rss_mb = 0;
 
-double rss_mb() {
-  rusage ru{};
-  getrusage(RUSAGE_SELF, &ru);
-  return static_cast<double>(ru.ru_maxrss) / 1024.0;   // ru_maxrss is KiB on Linux
-}
-
 double build_and_run(const Scenario& s, std::size_t* tasks) {
   const auto t0 = std::chrono::steady_clock::now();
   const std::clock_t c0 = std::clock();
@@ -71,7 +64,7 @@ double build_and_run(const Scenario& s, std::size_t* tasks) {
   const std::clock_t c1 = std::clock();
   g_build_s = std::chrono::duration<double>(t1 - t0).count();
   g_build_cpu_s = static_cast<double>(c1 - c0) / CLOCKS_PER_SEC;
-  g_build_rss_mb = rss_mb();
+  g_build_rss_mb = peak_rss_mib(Usage::Self);
   const CostModel cost(s);
   RunContext ctx{s, layout, cost, {}};
   MakespanSink sink;
@@ -98,7 +91,7 @@ int main(int argc, char** argv) {
     std::size_t tasks = 0;
     const double makespan = build_and_run(target_scenario(), &tasks);
     const double wall = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
-    const double peak = rss_mb();
+    const double peak = peak_rss_mib(Usage::Self);
     std::printf("allocator %s\n", allocator_name());
     std::printf("tasks %zu, edges %zu, simulated %.6f s\n", tasks, g_edges, makespan);
     std::printf("wall %.3f s (target < 1 s): graph build %.3f s (cpu %.3f s), analytic run %.3f s (cpu %.3f s)\n",

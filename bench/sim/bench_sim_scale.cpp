@@ -3,34 +3,16 @@
 // peak RSS of the parent and of the simulating child.
 //   bench_sim_scale [--a2a 8] [--ring 128] [--layers 4] [--gpus-per-node 8] [--nics 8]
 // Exit status 1 when --max-wall-s or --max-rss-mb is given and exceeded.
-#include <sys/resource.h>
-
 #include <chrono>
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
 #include <string>
 
+#include "engine/core/process_memory.h"
 #include "sim/platform_spec.h"
 #include "sim/simulate.h"
 #include "synthetic_hcp_graph.h"
-
-namespace {
-
-double cpu_s(int who) {
-  rusage ru{};
-  getrusage(who, &ru);
-  return static_cast<double>(ru.ru_utime.tv_sec + ru.ru_stime.tv_sec) +
-         1e-6 * static_cast<double>(ru.ru_utime.tv_usec + ru.ru_stime.tv_usec);
-}
-
-double peak_rss_mb(int who) {
-  rusage ru{};
-  getrusage(who, &ru);
-  return static_cast<double>(ru.ru_maxrss) / 1024.0;   // Linux: kilobytes
-}
-
-}  // namespace
 
 int main(int argc, char** argv) {
   hcpsim::bench::HcpShape shape;
@@ -59,7 +41,7 @@ int main(int argc, char** argv) {
   const auto t0 = std::chrono::steady_clock::now();
   const hcpsim::TaskGraph g = hcpsim::bench::make_synthetic_hcp_forward(shape);
   const auto t1 = std::chrono::steady_clock::now();
-  const double parent_cpu0 = cpu_s(RUSAGE_SELF);
+  const double parent_cpu0 = hcpsim::cpu_time_s(hcpsim::Usage::Self);
 
   hcpsim::ClusterConfig c;
   c.nodes = world / gpus_per_node;
@@ -78,8 +60,8 @@ int main(int argc, char** argv) {
   const auto t2 = std::chrono::steady_clock::now();
   const double build_s = std::chrono::duration<double>(t1 - t0).count();
   const double sim_s = std::chrono::duration<double>(t2 - t1).count();
-  const double child_cpu = cpu_s(RUSAGE_CHILDREN), parent_cpu = cpu_s(RUSAGE_SELF) - parent_cpu0;
-  const double parent_mb = peak_rss_mb(RUSAGE_SELF), child_mb = peak_rss_mb(RUSAGE_CHILDREN);
+  const double child_cpu = hcpsim::cpu_time_s(hcpsim::Usage::Children), parent_cpu = hcpsim::cpu_time_s(hcpsim::Usage::Self) - parent_cpu0;
+  const double parent_mb = hcpsim::peak_rss_mib(hcpsim::Usage::Self), child_mb = hcpsim::peak_rss_mib(hcpsim::Usage::Children);
   std::printf("ranks=%d a2a=%d ring=%d layers=%d tasks=%zu flows=%zu events=%zu makespan_s=%.6f\n", world, shape.a2a,
               shape.ring, shape.layers, g.size(), r.flows, events, r.makespan_s);
   std::printf("graph_build_wall_s=%.3f simulate_wall_s=%.3f simulate_cpu_s=%.3f (child %.3f + parent %.3f) "

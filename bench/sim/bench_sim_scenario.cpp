@@ -3,32 +3,18 @@
 //   bench_sim_scenario [--a2a 8] [--ring 128] [--layers 4] [--seq 1048576] [--backward 0]
 // Prints tasks, wall and CPU seconds of the simulation (child + parent), CPU microseconds per task,
 // peak RSS of parent and child. Exit 1 when --max-wall-s / --max-cpu-s / --max-rss-mb is exceeded.
-#include <sys/resource.h>
-
 #include <chrono>
 #include <cstdio>
 #include <cstdlib>
 #include <string>
 
+#include "engine/core/process_memory.h"
 #include "engine/backend/backend.h"
 #include "engine/layout/rank_layout.h"
 #include "engine/schedule/build.h"
 #include "sim/simgrid_backend.h"
 
 namespace {
-
-double cpu_s(int who) {
-  rusage ru{};
-  getrusage(who, &ru);
-  return static_cast<double>(ru.ru_utime.tv_sec + ru.ru_stime.tv_sec) +
-         1e-6 * static_cast<double>(ru.ru_utime.tv_usec + ru.ru_stime.tv_usec);
-}
-
-double peak_rss_mb(int who) {
-  rusage ru{};
-  getrusage(who, &ru);
-  return static_cast<double>(ru.ru_maxrss) / 1024.0;
-}
 
 class CountingSink : public hcpsim::TraceSink {
  public:
@@ -94,19 +80,19 @@ int main(int argc, char** argv) {
   const hcpsim::RankLayout layout = hcpsim::RankLayout::from_scenario(s);
   const hcpsim::TaskGraph g = hcpsim::build_task_graph(s, layout, hcpsim::graph_options_from(s));
   const auto t1 = std::chrono::steady_clock::now();
-  const double rss_graph_mb = peak_rss_mb(RUSAGE_SELF);
+  const double rss_graph_mb = hcpsim::peak_rss_mib(hcpsim::Usage::Self);
   const hcpsim::CostModel cost(s);
   hcpsim::BackendRegistry reg;
   hcpsim::sim::register_simgrid_backend(reg);
   auto backend = reg.create("simgrid");
   CountingSink sink;
   hcpsim::RunContext ctx{s, layout, cost, {}};
-  const double cpu0 = cpu_s(RUSAGE_SELF);
+  const double cpu0 = hcpsim::cpu_time_s(hcpsim::Usage::Self);
   backend->run(g, ctx, sink);
   const auto t2 = std::chrono::steady_clock::now();
-  const double cpu = cpu_s(RUSAGE_SELF) - cpu0 + cpu_s(RUSAGE_CHILDREN);
+  const double cpu = hcpsim::cpu_time_s(hcpsim::Usage::Self) - cpu0 + hcpsim::cpu_time_s(hcpsim::Usage::Children);
   const double wall = std::chrono::duration<double>(t2 - t1).count();
-  const double parent_mb = peak_rss_mb(RUSAGE_SELF), child_mb = peak_rss_mb(RUSAGE_CHILDREN);
+  const double parent_mb = hcpsim::peak_rss_mib(hcpsim::Usage::Self), child_mb = hcpsim::peak_rss_mib(hcpsim::Usage::Children);
   std::printf("a2a+p2p [%d,%d] ranks=%d layers=%d %s tasks=%zu events=%zu makespan_s=%.6f\n", a2a, ring, cp, layers,
               backward ? "fwd+bwd" : "fwd", g.size(), sink.events, sink.makespan_s);
   std::printf("graph_build_wall_s=%.2f rss_after_graph_mb=%.1f simulate_wall_s=%.2f simulate_cpu_s=%.2f "

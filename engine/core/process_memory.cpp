@@ -2,6 +2,7 @@
 
 #include <dlfcn.h>
 #include <malloc.h>
+#include <sys/resource.h>
 
 #include <cstddef>
 #include <string>
@@ -27,6 +28,22 @@ void release_free_memory() {
     return;
   }
   malloc_trim(0);
+}
+
+namespace {
+rusage usage_of(Usage who) {
+  rusage ru{};
+  getrusage(who == Usage::Self ? RUSAGE_SELF : RUSAGE_CHILDREN, &ru);
+  return ru;
+}
+}  // namespace
+
+double peak_rss_mib(Usage who) { return static_cast<double>(usage_of(who).ru_maxrss) / 1024.0; }   // Linux: KiB
+
+double cpu_time_s(Usage who) {
+  const rusage ru = usage_of(who);
+  return static_cast<double>(ru.ru_utime.tv_sec + ru.ru_stime.tv_sec) +
+         1e-6 * static_cast<double>(ru.ru_utime.tv_usec + ru.ru_stime.tv_usec);
 }
 
 }  // namespace hcpsim

@@ -19,4 +19,10 @@ const char* allocator_name();
 // before forking a simulation child, so that the child does not carry the parent's freed memory.
 void release_free_memory();
 
+// Resource usage of this process (Usage::Self) or of its waited-for children (Usage::Children, the
+// largest child for the peak): peak resident set in MiB, user + system CPU seconds.
+enum class Usage { Self, Children };
+double peak_rss_mib(Usage who);
+double cpu_time_s(Usage who);
+
 }  // namespace hcpsim
