@@ -15,6 +15,7 @@
 #include <simgrid/s4u/Exec.hpp>
 #include <simgrid/kernel/Timer.hpp>
 
+#include "engine/analytic/processor_sharing_gpu.h"
 #include "sim/platform.h"
 
 namespace hcpsim::sim {
@@ -31,23 +32,10 @@ void* flow_tag(std::uint32_t op, std::uint32_t flow) {
 }
 static_assert(sizeof(std::uintptr_t) >= 8, "flow tags need 64-bit pointers");
 
-// One GPU under processor sharing in virtual time (the analytic backend's model): with n kernels
-// active, virtual time advances at 1/n per second; a kernel ends when it reaches start + work.
+// A GPU's kernels under processor sharing, woken by one SimGrid kernel timer at its next kernel end.
 struct SharedGpu {
-  double vtime = 0;
-  double updated_s = 0;
-  std::vector<std::pair<double, TaskId>> heap;   // min-heap on finishing virtual time
+  ProcessorSharingGpu ps;
   simgrid::kernel::timer::Timer* timer = nullptr;
-  void advance(double now) {
-    if (!heap.empty()) vtime += (now - updated_s) / static_cast<double>(heap.size());
-    updated_s = now;
-  }
-};
-
-struct HeapLater {
-  bool operator()(const std::pair<double, TaskId>& x, const std::pair<double, TaskId>& y) const {
-    return x.first != y.first ? x.first > y.first : x.second > y.second;
-  }
 };
 
 // Per comm op: members ready so far, the live lowering (index into live_) and its flows not ended.
@@ -155,10 +143,7 @@ class Executor {
       const double s = compute_seconds(g_, t, costs_);
       if (s <= 0) return complete(t, now);
       if (mode_ == ComputeMode::Timer) {
-        SharedGpu& gpu = gpus_[static_cast<std::size_t>(task.rank)];
-        gpu.advance(now);
-        gpu.heap.emplace_back(gpu.vtime + s, t);
-        std::push_heap(gpu.heap.begin(), gpu.heap.end(), HeapLater{});
+        gpus_[static_cast<std::size_t>(task.rank)].ps.start(now, s, t);
         return arm(static_cast<std::uint32_t>(task.rank), now);
       }
       auto e = sg4::Exec::init();
@@ -231,10 +216,8 @@ class Executor {
       gpu.timer->remove();
       gpu.timer = nullptr;
     }
-    if (gpu.heap.empty()) return;
-    const double left_v = std::max(0.0, gpu.heap.front().first - gpu.vtime);
-    const double at = now + left_v * static_cast<double>(gpu.heap.size());
-    gpu.timer = simgrid::kernel::timer::Timer::set(at, [this, rank] { on_gpu_timer(rank); });
+    if (!gpu.ps.busy()) return;
+    gpu.timer = simgrid::kernel::timer::Timer::set(gpu.ps.next_end_s(now), [this, rank] { on_gpu_timer(rank); });
   }
 
   void on_gpu_timer(std::uint32_t rank) noexcept {
@@ -242,14 +225,8 @@ class Executor {
       SharedGpu& gpu = gpus_[rank];
       gpu.timer = nullptr;   // it fired; SimGrid frees it
       const double now = sg4::Engine::get_clock();
-      gpu.advance(now);
-      const double tol = 1e-12 * std::max(1.0, std::abs(gpu.vtime));
       std::vector<TaskId> finished;
-      do {
-        std::pop_heap(gpu.heap.begin(), gpu.heap.end(), HeapLater{});
-        finished.push_back(gpu.heap.back().second);
-        gpu.heap.pop_back();
-      } while (!gpu.heap.empty() && gpu.heap.front().first <= gpu.vtime + tol);
+      gpu.ps.pop_ended(now, finished);
       arm(rank, now);
       for (TaskId t : finished) complete(t, now);
       drain(now);

@@ -1,4 +1,5 @@
 #include "engine/analytic/analytic_backend.h"
+#include "engine/analytic/processor_sharing_gpu.h"
 
 #include <algorithm>
 #include <queue>
@@ -27,23 +28,11 @@ struct Later {
   bool operator()(const Event& x, const Event& y) const { return x.t != y.t ? x.t > y.t : x.seq > y.seq; }
 };
 
-// One GPU under processor sharing, in virtual time: with n kernels active, virtual time advances
-// at 1/n per second and a kernel finishes when virtual time reaches its start + work.
+// A GPU's kernels under processor sharing; `version` invalidates GpuCheck events scheduled before
+// a later arrival or departure.
 struct Gpu {
-  double vtime = 0;
-  double updated_s = 0;
+  ProcessorSharingGpu ps;
   std::uint64_t version = 0;
-  std::vector<std::pair<double, TaskId>> heap;   // min-heap on finish virtual time
-  void advance(double now) {
-    if (!heap.empty()) vtime += (now - updated_s) / static_cast<double>(heap.size());
-    updated_s = now;
-  }
-};
-
-struct HeapLater {
-  bool operator()(const std::pair<double, TaskId>& x, const std::pair<double, TaskId>& y) const {
-    return x.first != y.first ? x.first > y.first : x.second > y.second;
-  }
 };
 
 struct XferState {
@@ -141,10 +130,7 @@ class Simulation {
     const Task& t = g_.task(id);
     if (!is_communication(t.kind)) {
       const double work = ctx_.cost.compute_seconds(g_, t);
-      Gpu& gpu = gpus_[static_cast<std::size_t>(t.rank)];
-      gpu.advance(now);
-      gpu.heap.emplace_back(gpu.vtime + work, id);
-      std::push_heap(gpu.heap.begin(), gpu.heap.end(), HeapLater{});
+      gpus_[static_cast<std::size_t>(t.rank)].ps.start(now, work, id);
       reschedule(static_cast<std::uint32_t>(t.rank));
       return;
     }
@@ -177,27 +163,17 @@ class Simulation {
   void reschedule(std::uint32_t rank) {
     Gpu& gpu = gpus_[rank];
     ++gpu.version;
-    if (gpu.heap.empty()) return;
-    const double remaining_v = std::max(0.0, gpu.heap.front().first - gpu.vtime);
-    push(now_max(gpu.updated_s) + remaining_v * static_cast<double>(gpu.heap.size()), EvKind::GpuCheck, rank,
-         gpu.version);
+    if (!gpu.ps.busy()) return;
+    push(gpu.ps.next_end_s(now_), EvKind::GpuCheck, rank, gpu.version);
   }
-
-  double now_max(double t) const { return std::max(t, now_); }
 
   void gpu_check(std::uint32_t rank, std::uint64_t version) {
     Gpu& gpu = gpus_[rank];
     if (version != gpu.version) return;   // superseded by a later arrival or departure
-    gpu.advance(now_);
     // The kernel this check was scheduled for is done; so is any other that finishes within rounding.
-    const double tol = 1e-12 * std::max(1.0, std::abs(gpu.vtime));
     std::vector<TaskId>& finished = scratch_;
     finished.clear();
-    do {
-      std::pop_heap(gpu.heap.begin(), gpu.heap.end(), HeapLater{});
-      finished.push_back(gpu.heap.back().second);
-      gpu.heap.pop_back();
-    } while (!gpu.heap.empty() && gpu.heap.front().first <= gpu.vtime + tol);
+    gpu.ps.pop_ended(now_, finished);
     reschedule(rank);
     // complete() can re-enter gpu_check only through events, never directly, so scratch_ is stable.
     for (std::size_t i = 0; i < finished.size(); ++i) complete(finished[i]);
