@@ -3,13 +3,15 @@
 // Presets from scenarios/hardware/ are applied first; explicit fields override them.
 // Throws ScenarioError (with every diagnostic found) when the input cannot be used;
 // rule checks that need the whole scenario live in validate.h.
-#include <yaml-cpp/yaml.h>
-
 #include <string>
 #include <vector>
 
 #include "engine/core/diagnostics.h"
 #include "engine/scenario/scenario.h"
+
+namespace YAML {
+class Node;
+}
 
 namespace hcpsim {
 
