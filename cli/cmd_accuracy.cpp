@@ -1,4 +1,4 @@
-// hcpsim accuracy DIR [--format text|json] [--max-mean-error X] [--max-error Y]
+// hcpsim accuracy DIR [key.path=value ...] [--format text|json] [--max-mean-error X] [--max-error Y]
 //                     [--role fit|holdout|all] [--require-order] [--plot OUT.png]
 #include <CLI/CLI.hpp>
 #include <chrono>
@@ -14,6 +14,7 @@
 #include "engine/accuracy/case_loader.h"
 #include "engine/accuracy/case_prediction.h"
 #include "engine/backend/backend.h"
+#include "engine/scenario/schema.h"
 #ifdef HCPSIM_HAVE_SIMGRID
 #include "sim/simgrid_backend.h"
 #endif
@@ -23,6 +24,7 @@ namespace {
 
 struct AccuracyArgs {
   std::string dir;
+  std::vector<std::string> overrides;   // applied to every case's scenario, after the case's own
   std::string format = "text";
   double max_mean_error = -1;   // < 0: not given
   double max_error = -1;
@@ -42,6 +44,20 @@ int run(const AccuracyArgs& a) {
   if (a.max_mean_error >= 0) bounds.max_mean_error = a.max_mean_error;
   if (a.max_error >= 0) bounds.max_error = a.max_error;
   bounds.require_order = a.require_order;
+  for (const auto& o : a.overrides) {
+    const auto eq = o.find('=');
+    const std::string path = eq == std::string::npos ? std::string() : o.substr(0, eq);
+    if (path.empty() || eq + 1 >= o.size()) {
+      std::cerr << me << "error: '" << o << "': expected DIR then key.path=value overrides\n"
+                << "  hint: e.g. cluster.efficiency.attention_forward=0.6\n";
+      return 2;
+    }
+    if (!schema::is_known_path(path)) {
+      std::cerr << me << "error: override '" << o << "': unknown scenario field '" << path << "'\n"
+                << "  hint: " << schema::did_you_mean(path, schema::all_paths()) << '\n';
+      return 2;
+    }
+  }
   if (a.role == "fit" && (bounds.max_mean_error || bounds.max_error)) {
     std::cerr << me << "error: --max-mean-error and --max-error bound the holdout cases, and --role fit runs none\n"
               << "  hint: drop --role fit, or the bounds\n";
@@ -83,6 +99,9 @@ int run(const AccuracyArgs& a) {
   sim::register_simgrid_backend(backends);
 #endif
 
+  PredictOptions options;
+  options.overrides = a.overrides;
+
   // Progress on stderr once the run has taken more than a second (quick runs stay quiet).
   const auto t0 = std::chrono::steady_clock::now();
   auto elapsed_s = [&] { return std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count(); };
@@ -94,7 +113,7 @@ int run(const AccuracyArgs& a) {
       std::cerr << "accuracy: [" << i + 1 << "/" << selected.size() << "] " << c.name << " (" << to_string(c.kind)
                 << ", " << c.backend << ")\n";
     try {
-      results.push_back(CaseResult{&c, c.measured, predict_case(c, backends), 0});
+      results.push_back(CaseResult{&c, c.measured, predict_case(c, backends, options), 0});
     } catch (const CaseError& e) {
       std::cerr << e.what();
       ++failed;
@@ -132,6 +151,9 @@ void add_accuracy_command(CLI::App& app, CliContext& ctx) {
       "accuracy", "backtest the model: predict every case of a folder of measured runs and report the errors");
   cmd->add_option("DIR", args->dir, "folder of case files (*.yaml; format: validation/published/README.md)")
       ->required();
+  cmd->add_option("OVERRIDES", args->overrides,
+                  "key.path=value overrides applied to every case's scenario after the case's own (what-if: "
+                  "how does one parameter move the whole suite?)");
   cmd->add_option("--format", args->format, "report format")->check(CLI::IsMember({"text", "json"}));
   cmd->add_option("--max-mean-error", args->max_mean_error,
                   "exit 1 when the holdout mean absolute error exceeds X (a fraction: 0.10 = 10 %)")
@@ -151,6 +173,7 @@ void add_accuracy_command(CLI::App& app, CliContext& ctx) {
       "  hcpsim accuracy validation/published\n"
       "  hcpsim accuracy validation/published --format json --max-mean-error 0.10 --max-error 0.20\n"
       "  hcpsim accuracy validation/published --role fit --require-order\n"
+      "  hcpsim accuracy validation/published cluster.efficiency.attention_forward=0.66 --role fit\n"
       "  hcpsim accuracy tests/accuracy/data/suite --plot accuracy.png");
   cmd->callback([args, &ctx]() { ctx.exit_code = run(*args); });
 }

@@ -14,6 +14,8 @@
 namespace hcpsim::accuracy {
 
 enum class CaseKind { Kernel, Collective, Scenario };
+// The kernel passes a kernel case times: one, or a forward followed by a backward of the same shape.
+enum class KernelPass { Forward, Backward, ForwardBackward };
 enum class CaseRole { Fit, Holdout };
 
 const char* to_string(CaseKind k);   // "kernel", "collective", "scenario"
@@ -22,7 +24,7 @@ const char* to_string(CaseRole r);   // "fit", "holdout"
 // `kind: kernel`: one attention kernel on one GPU of a GPU preset.
 struct KernelSpec {
   std::string gpu;                 // GPU preset name (scenarios/hardware/gpus)
-  Pass pass = Pass::Forward;
+  KernelPass pass = KernelPass::Forward;
   std::string family;              // fa2 | fa3 | cudnn | other (recorded; see docs/accuracy.md)
   int batch = 1;
   std::int64_t seq_q = 0;          // query tokens per sequence

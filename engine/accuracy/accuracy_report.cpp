@@ -93,7 +93,7 @@ std::vector<std::string> bound_violations(const AccuracyReport& r, const Accurac
     for (const auto& g : r.groups)
       if (!g.matches)
         out.push_back("group " + g.name + ": the predicted order differs from the measured order (" +
-                      std::to_string(g.discordant_pairs) + " pair(s) swapped)");
+                      std::to_string(g.discordant_pairs) + " pair(s) out of order)");
   return out;
 }
 

@@ -29,7 +29,8 @@ struct GroupOrder {
   std::string metric;
   std::vector<std::string> measured_order;    // case names, smallest metric value first
   std::vector<std::string> predicted_order;
-  std::size_t discordant_pairs = 0;           // pairs the prediction orders the other way (ties in measured skipped)
+  // Pairs with different measured values that the prediction orders the other way or ties.
+  std::size_t discordant_pairs = 0;
   bool matches = true;                        // discordant_pairs == 0
 };
 

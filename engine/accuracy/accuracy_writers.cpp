@@ -4,6 +4,7 @@
 
 #include <algorithm>
 #include <cstdio>
+#include <map>
 #include <sstream>
 
 namespace hcpsim::accuracy {
@@ -52,6 +53,18 @@ std::string summary_text(const char* role, const RoleSummary& s) {
          " % (" + s.worst_case + ")\n";
 }
 
+// Names in predicted order, "=" between equal predictions (a tie does not reproduce a measured order).
+std::string predicted_order_text(const AccuracyReport& r, const GroupOrder& g) {
+  std::map<std::string, double> predicted;
+  for (const auto& c : r.cases) predicted[c.source->name] = c.predicted;
+  std::string out;
+  for (std::size_t i = 0; i < g.predicted_order.size(); ++i) {
+    if (i > 0) out += predicted[g.predicted_order[i]] == predicted[g.predicted_order[i - 1]] ? " = " : " < ";
+    out += g.predicted_order[i];
+  }
+  return out;
+}
+
 std::string join(const std::vector<std::string>& v, const char* sep) {
   std::string out;
   for (const auto& s : v) out += (out.empty() ? "" : sep) + s;
@@ -81,8 +94,8 @@ std::string accuracy_to_text(const AccuracyReport& r, const AccuracyBounds& boun
       os << "  " << g.name << " (" << g.metric << "): " << (g.matches ? "ok" : "MISMATCH") << "  "
          << join(g.measured_order, " < ") << '\n';
       if (!g.matches)
-        os << "    predicted: " << join(g.predicted_order, " < ") << "  (" << g.discordant_pairs
-           << " pair(s) swapped)\n";
+        os << "    predicted: " << predicted_order_text(r, g) << "  (" << g.discordant_pairs
+           << " pair(s) out of order)\n";
     }
   }
   if (bounds.max_mean_error || bounds.max_error || bounds.require_order) {

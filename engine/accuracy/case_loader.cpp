@@ -212,8 +212,8 @@ void read_kernel(CaseReader& r, const YAML::Node& root, AccuracyCase& c) {
             {"kernel: {pass, family, batch, seq_q, seq_kv, heads, kv_heads, head_dim, causal}"});
   } else if (r.check_map(kn, "kernel",
                          {"pass", "family", "batch", "seq_q", "seq_kv", "heads", "kv_heads", "head_dim", "causal"})) {
-    if (auto v = r.choice(kn, "kernel", "pass", {"forward", "backward"}, true))
-      k.pass = *v == "forward" ? Pass::Forward : Pass::Backward;
+    if (auto v = r.choice(kn, "kernel", "pass", {"forward", "backward", "forward_backward"}, true))
+      k.pass = *v == "forward" ? KernelPass::Forward : *v == "backward" ? KernelPass::Backward : KernelPass::ForwardBackward;
     if (auto v = r.choice(kn, "kernel", "family", {"fa2", "fa3", "cudnn", "other"}, true)) k.family = *v;
     if (auto v = r.integer(kn, "kernel", "batch", true, 1)) k.batch = static_cast<int>(*v);
     if (auto v = r.integer(kn, "kernel", "seq_q", true, 1)) k.seq_q = *v;

@@ -80,19 +80,19 @@ double run_span_s(const TaskGraph& g, const Scenario& s, Backend& backend) {
   return sink.last_end_s > sink.first_start_s ? sink.last_end_s - sink.first_start_s : 0.0;
 }
 
-double predict_case(const AccuracyCase& c, const BackendRegistry& backends) {
+double predict_case(const AccuracyCase& c, const BackendRegistry& backends, const PredictOptions& options) {
   auto backend = backend_for(c, backends);
   try {
     switch (c.kind) {
       case CaseKind::Kernel: {
-        const Scenario s = kernel_scenario(c);
+        const Scenario s = kernel_scenario(c, options);
         const TaskGraph g = kernel_graph(c, s);
         const double t = run_span_s(g, s, *backend);
         if (t <= 0) throw_case_error(c, "kernel", "the predicted kernel time is zero");
         return c.metric == "time_ms" ? t * 1e3 : kernel_reported_flops(c, g) / t / 1e12;
       }
       case CaseKind::Collective: {
-        const Scenario s = collective_scenario(c);
+        const Scenario s = collective_scenario(c, options);
         const TaskGraph g = collective_graph(c, s);
         const double t = run_span_s(g, s, *backend);
         if (t <= 0) throw_case_error(c, "collective", "the predicted collective time is zero");
@@ -102,7 +102,7 @@ double predict_case(const AccuracyCase& c, const BackendRegistry& backends) {
                                                 : alg_GBps * bus_bandwidth_factor(c.collective.op, c.collective.ranks);
       }
       case CaseKind::Scenario: {
-        const Scenario s = case_scenario(c);
+        const Scenario s = case_scenario(c, options);
         SimulateOptions opt;
         opt.keep_events = false;
         const SimulationResult r = simulate_scenario(s, *backend, opt);

@@ -12,7 +12,7 @@
 
 namespace hcpsim::accuracy {
 
-Scenario collective_scenario(const AccuracyCase& c) {
+Scenario collective_scenario(const AccuracyCase& c, const PredictOptions& options) {
   const YAML::Node doc = case_document(c);
   YAML::Node root(YAML::NodeType::Map);
   root["name"] = c.name;
@@ -30,9 +30,11 @@ Scenario collective_scenario(const AccuracyCase& c) {
   sim["layers"] = 1;
   root["simulation"] = sim;
 
+  LoadOptions opt;
+  opt.overrides = options.overrides;
   Scenario s;
   try {
-    s = load_scenario_node(root, {}, c.file, std::filesystem::path(c.file).parent_path().string());
+    s = load_scenario_node(root, opt, c.file, std::filesystem::path(c.file).parent_path().string());
   } catch (const ScenarioError& e) {
     throw_case_error(c, "cluster", "the case's cluster does not load (below)", {}, {{e.file(), e.diagnostics()}});
   }

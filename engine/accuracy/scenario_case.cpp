@@ -10,11 +10,13 @@
 
 namespace hcpsim::accuracy {
 
-Scenario case_scenario(const AccuracyCase& c) {
+Scenario case_scenario(const AccuracyCase& c, const PredictOptions& options) {
   LoadOptions opt;
   opt.overrides = c.scenario.overrides;
+  opt.overrides.insert(opt.overrides.end(), options.overrides.begin(), options.overrides.end());
   const std::string shown = c.scenario.path.empty() ? "the inline scenario" : "scenario " + c.scenario.path;
-  const std::vector<std::string> hint{"the case's overrides are applied as `key.path=value` arguments, in file order"};
+  const std::vector<std::string> hint{
+      "overrides are applied as `key.path=value` arguments: the case's, in file order, then the command line's"};
   Scenario s;
   try {
     if (c.scenario.path.empty()) {

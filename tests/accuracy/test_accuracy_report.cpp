@@ -109,6 +109,15 @@ TEST(AccuracyReport, TiesInMeasuredAreNotAnOrder) {
   EXPECT_TRUE(r.groups.at(0).matches);
 }
 
+TEST(AccuracyReport, ATiedPredictionDoesNotReproduceAMeasuredOrder) {
+  const std::vector<AccuracyCase> cases{make_case("cudnn", CaseRole::Fit, "impl"), make_case("fa2", CaseRole::Fit, "impl")};
+  const AccuracyReport r = make_accuracy_report({{&cases[0], 0.37, 0.26, 0}, {&cases[1], 0.59, 0.26, 0}});
+  EXPECT_FALSE(r.groups.at(0).matches);
+  EXPECT_EQ(r.groups.at(0).discordant_pairs, 1u);
+  const std::string t = accuracy_to_text(r, {}, {});
+  EXPECT_NE(t.find("predicted: cudnn = fa2  (1 pair(s) out of order)"), std::string::npos) << t;
+}
+
 TEST(AccuracyWriters, JsonHasTheIssueShape) {
   std::vector<AccuracyCase> cases{make_case("k", CaseRole::Fit, "g", "tflops"),
                                   make_case("h", CaseRole::Holdout, "g", "tflops")};

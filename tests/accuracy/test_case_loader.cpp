@@ -108,7 +108,7 @@ TEST(CaseLoader, ReadsEveryFieldOfAKernelCase) {
   EXPECT_DOUBLE_EQ(c.measured, 9.5);
   EXPECT_EQ(c.backend, "analytic");
   EXPECT_EQ(c.kernel.gpu, "a100-sxm-80gb");
-  EXPECT_EQ(c.kernel.pass, Pass::Backward);
+  EXPECT_EQ(c.kernel.pass, KernelPass::Backward);
   EXPECT_EQ(c.kernel.family, "fa2");
   EXPECT_EQ(c.kernel.batch, 2);
   EXPECT_EQ(c.kernel.heads, 32);

@@ -57,6 +57,26 @@ TEST(CliAccuracy, RoleFilter) {
   EXPECT_EQ(run_hcpsim("accuracy '" + kData + "/suite' --role fit --max-mean-error 0.1", scratch("rf")).exit_code, 2);
 }
 
+TEST(CliAccuracy, OverridesApplyToEveryCase) {
+  auto predicted = [](const std::string& extra, const std::string& tag) {
+    const auto r = run_hcpsim("accuracy '" + kData + "/suite' --format json " + extra, scratch(tag));
+    EXPECT_EQ(r.exit_code, 0) << r.err;
+    const auto j = nlohmann::json::parse(r.out.empty() ? "{}" : r.out);
+    for (const auto& c : j.value("cases", nlohmann::json::array()))
+      if (c.at("name") == "nccl-ag-8") return c.at("predicted").get<double>();
+    return 0.0;
+  };
+  const double base = predicted("", "ov0");
+  const double half = predicted("'cluster.intra_node.bandwidth=225 GB/s'", "ov1");
+  EXPECT_GT(base, 0);
+  EXPECT_GT(half, 0);
+  EXPECT_LT(half, 0.75 * base);   // half the NVLink bandwidth: a much slower all_gather
+  const auto bad = run_hcpsim("accuracy '" + kData + "/suite' cluster.intra_nod.bandwidth=1", scratch("ovbad"));
+  EXPECT_EQ(bad.exit_code, 2);
+  EXPECT_NE(bad.err.find("unknown scenario field 'cluster.intra_nod.bandwidth'"), std::string::npos) << bad.err;
+  EXPECT_EQ(run_hcpsim("accuracy '" + kData + "/suite' not-an-override", scratch("ovbad2")).exit_code, 2);
+}
+
 TEST(CliAccuracy, OrderMismatchIsReportedAndCanFail) {
   const auto r = run_hcpsim("accuracy '" + kData + "/order'", scratch("order"));
   EXPECT_EQ(r.exit_code, 0) << r.err;   // reported, not a failure without --require-order
