@@ -144,6 +144,32 @@ TEST(CliAccuracy, PlotNeedsChartsAndWritesAPng) {
   }
 }
 
+TEST(CliAccuracy, SimgridBackendWhenAskedAndBuilt) {
+  // The same all_gather twice, once on each backend: one op alone has no contention, so SimGrid
+  // must agree with the analytic backend (docs/metrics.md: the backends mirror each other).
+  const auto dir = std::filesystem::path(scratch("sg-dir"));
+  std::filesystem::create_directories(dir);
+  const std::string body =
+      "kind: collective\nrole: holdout\nsource: {citation: c, where: w}\nsetup: s\n"
+      "cluster: {preset: dgx-h100, nodes: 1}\ncollective: {op: all_gather, ranks: 8, bytes: 1073741824}\n"
+      "metric: alg_bandwidth_GBps\nmeasured: 400\n";
+  std::ofstream(dir / "analytic.yaml") << body;
+  std::ofstream(dir / "simgrid.yaml") << body << "backend: simgrid\n";
+  const auto r = run_hcpsim("accuracy '" + dir.string() + "' --format json", scratch("sg"));
+  if (HCPSIM_HAVE_SIMGRID_BACKEND) {
+    ASSERT_EQ(r.exit_code, 0) << r.err;
+    const auto j = nlohmann::json::parse(r.out);
+    ASSERT_EQ(j.at("cases").size(), 2u);
+    EXPECT_EQ(j.at("cases")[1].at("backend"), "simgrid");
+    const double a = j.at("cases")[0].at("predicted"), s = j.at("cases")[1].at("predicted");
+    EXPECT_NEAR(s, a, 1e-6 * a);
+  } else {
+    EXPECT_EQ(r.exit_code, 1);
+    EXPECT_NE(r.err.find("backend 'simgrid' is not in this build"), std::string::npos) << r.err;
+  }
+  std::filesystem::remove_all(dir);
+}
+
 TEST(CliAccuracy, HelpExamples) {
   const auto r = run_hcpsim("accuracy --help", scratch("help"));
   EXPECT_EQ(r.exit_code, 0);
