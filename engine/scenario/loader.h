@@ -9,6 +9,10 @@
 #include "engine/core/diagnostics.h"
 #include "engine/scenario/scenario.h"
 
+namespace YAML {
+class Node;
+}
+
 namespace hcpsim {
 
 struct LoadOptions {
@@ -23,6 +27,12 @@ Scenario load_scenario_file(const std::string& path, const LoadOptions& options 
 Scenario load_scenario_string(const std::string& yaml, const LoadOptions& options = {},
                               const std::string& name_for_messages = "<string>",
                               Diagnostics* warnings = nullptr);
+// Loads a scenario mapping that is part of a larger YAML document (an accuracy case's inline
+// scenario, or one assembled from a case's fields). Diagnostics carry the nodes' own marks, so they
+// point into `file`; relative paths resolve against `base_dir`. The overrides edit `root` in place
+// (YAML::Node is a handle): pass a tree that may be changed.
+Scenario load_scenario_node(YAML::Node root, const LoadOptions& options, const std::string& file,
+                            const std::string& base_dir, Diagnostics* warnings = nullptr);
 
 // Folder that holds hardware presets (HCPSIM_HARDWARE_DIR, then paths relative to the executable,
 // then the source tree).
