@@ -26,5 +26,6 @@ void add_plan_command(CLI::App& app, CliContext& ctx);
 void add_run_command(CLI::App& app, CliContext& ctx);
 void add_calibrate_command(CLI::App& app, CliContext& ctx);
 void add_compare_command(CLI::App& app, CliContext& ctx);
+void add_accuracy_command(CLI::App& app, CliContext& ctx);
 
 }  // namespace hcpsim::cli

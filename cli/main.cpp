@@ -25,6 +25,7 @@ int main(int argc, char** argv) {
   add_run_command(app, ctx);
   add_calibrate_command(app, ctx);
   add_compare_command(app, ctx);
+  add_accuracy_command(app, ctx);
   if (argc > 1 && argv[1][0] != '-') {
     bool known = false;
     std::string names;

@@ -53,7 +53,15 @@ void render_chart(const planning::ChartData& chart, const std::string& path) {
   qchart->legend()->setAlignment(Qt::AlignRight);
   double y_lo = INFINITY, y_hi = -INFINITY, x_lo = INFINITY, x_hi = -INFINITY;
   for (const auto& s : chart.series) {
-    auto* line = new QLineSeries();
+    QXYSeries* line = nullptr;
+    QScatterSeries* scatter = nullptr;
+    if (s.points_only) {
+      scatter = new QScatterSeries();
+      scatter->setMarkerSize(9);
+      line = scatter;
+    } else {
+      line = new QLineSeries();
+    }
     line->setName(QString::fromStdString(s.name));
     for (std::size_t i = 0; i < s.x.size(); ++i) {
       line->append(s.x[i], s.y[i]);
@@ -62,17 +70,30 @@ void render_chart(const planning::ChartData& chart, const std::string& path) {
       x_lo = std::min(x_lo, s.x[i]);
       x_hi = std::max(x_hi, s.x[i]);
     }
-    line->setPointsVisible(true);
     // Qt's default theme repeats after 5 series; give each series its own colour.
     static const char* kPalette[] = {"#1f77b4", "#ff7f0e", "#2ca02c", "#d62728", "#9467bd",
                                      "#8c564b", "#e377c2", "#7f7f7f", "#bcbd22", "#17becf"};
-    QPen pen(QColor(kPalette[qchart->series().size() % 10]));
-    pen.setWidth(2);
-    line->setPen(pen);
+    const QColor colour(kPalette[qchart->series().size() % 10]);
+    if (scatter != nullptr) {
+      scatter->setColor(colour);
+      scatter->setBorderColor(colour);
+    } else {
+      line->setPointsVisible(true);
+      QPen pen(colour);
+      pen.setWidth(2);
+      line->setPen(pen);
+    }
     qchart->addSeries(line);
   }
   QAbstractAxis* x_axis = nullptr;
-  if (chart.log2_x) {
+  if (chart.log10_x) {
+    auto* ax = new QLogValueAxis();
+    ax->setBase(10);
+    ax->setLabelFormat("%g");
+    ax->setMinorTickCount(-1);
+    ax->setRange(x_lo / 1.5, x_hi * 1.5);
+    x_axis = ax;
+  } else if (chart.log2_x) {
     auto* ax = new QLogValueAxis();
     ax->setBase(2);
     ax->setLabelFormat("%g");
@@ -92,10 +113,21 @@ void render_chart(const planning::ChartData& chart, const std::string& path) {
     x_axis = ax;
   }
   x_axis->setTitleText(QString::fromStdString(chart.x_label));
-  auto* y_axis = new QValueAxis();
+  QAbstractAxis* y_axis = nullptr;
+  if (chart.log10_y) {
+    auto* ay = new QLogValueAxis();
+    ay->setBase(10);
+    ay->setLabelFormat("%g");
+    ay->setMinorTickCount(-1);
+    if (y_lo <= y_hi) ay->setRange(y_lo / 1.5, y_hi * 1.5);
+    y_axis = ay;
+  } else {
+    auto* ay = new QValueAxis();
+    ay->setLabelFormat("%g");
+    if (y_lo <= y_hi) ay->setRange(std::min(0.0, y_lo), y_hi * 1.05 + (y_hi == 0 ? 1 : 0));
+    y_axis = ay;
+  }
   y_axis->setTitleText(QString::fromStdString(chart.y_label));
-  y_axis->setLabelFormat("%g");
-  if (y_lo <= y_hi) y_axis->setRange(std::min(0.0, y_lo), y_hi * 1.05 + (y_hi == 0 ? 1 : 0));
   qchart->addAxis(x_axis, Qt::AlignBottom);
   qchart->addAxis(y_axis, Qt::AlignLeft);
   for (QAbstractSeries* s : qchart->series()) {

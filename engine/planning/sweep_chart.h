@@ -12,6 +12,7 @@ struct ChartSeries {
   std::string name;
   std::vector<double> x;        // numeric first-axis value, or category index when !numeric_x
   std::vector<double> y;        // metric value
+  bool points_only = false;     // scatter: markers without a connecting line
 };
 
 struct ChartData {
@@ -20,6 +21,8 @@ struct ChartData {
   std::string y_label;
   bool numeric_x = true;        // every first-axis label parses as a number
   bool log2_x = false;          // numeric, positive and spanning a factor >= 8 (cp 2..64)
+  bool log10_x = false;         // decade axes (predicted-vs-measured charts); values must be > 0
+  bool log10_y = false;
   std::vector<std::string> categories;   // first-axis labels in first-seen order (when !numeric_x)
   std::vector<ChartSeries> series;       // sorted by x within each series
 };

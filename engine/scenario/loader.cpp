@@ -96,7 +96,14 @@ Scenario load_text(const std::string& text, const LoadOptions& options, const st
                 m.is_null() ? 0 : m.line + 1, m.is_null() ? 0 : m.column + 1);
     fail();
   }
-  YAML::Node root = docs[0];
+  return load_scenario_node(docs[0], options, file, base_dir, warnings);
+}
+
+}  // namespace
+
+Scenario load_scenario_node(YAML::Node root, const LoadOptions& options, const std::string& file,
+                            const std::string& base_dir, Diagnostics* warnings) {
+  Diagnostics diags;
   std::vector<detail::OverrideSource> applied;
   if (root.IsMap()) {
     applied = detail::apply_overrides(root, options.overrides, diags);
@@ -112,12 +119,10 @@ Scenario load_text(const std::string& text, const LoadOptions& options, const st
   } catch (const YAML::Exception& e) {   // defensive: yaml-cpp may throw on odd trees
     diags.error("", std::string("YAML error: ") + e.what());
   }
-  if (diags.has_errors()) fail();
+  if (diags.has_errors()) throw ScenarioError(diags, file);
   if (warnings != nullptr) warnings->append(diags);
   return s;
 }
-
-}  // namespace
 
 Scenario load_scenario_string(const std::string& yaml, const LoadOptions& options,
                               const std::string& name_for_messages, Diagnostics* warnings) {

@@ -3,6 +3,8 @@
 // Presets from scenarios/hardware/ are applied first; explicit fields override them.
 // Throws ScenarioError (with every diagnostic found) when the input cannot be used;
 // rule checks that need the whole scenario live in validate.h.
+#include <yaml-cpp/yaml.h>
+
 #include <string>
 #include <vector>
 
@@ -23,6 +25,12 @@ Scenario load_scenario_file(const std::string& path, const LoadOptions& options 
 Scenario load_scenario_string(const std::string& yaml, const LoadOptions& options = {},
                               const std::string& name_for_messages = "<string>",
                               Diagnostics* warnings = nullptr);
+// Loads a scenario mapping that is part of a larger YAML document (an accuracy case's inline
+// scenario, or one assembled from a case's fields). Diagnostics carry the nodes' own marks, so they
+// point into `file`; relative paths resolve against `base_dir`. The overrides edit `root` in place
+// (YAML::Node is a handle): pass a tree that may be changed.
+Scenario load_scenario_node(YAML::Node root, const LoadOptions& options, const std::string& file,
+                            const std::string& base_dir, Diagnostics* warnings = nullptr);
 
 // Folder that holds hardware presets (HCPSIM_HARDWARE_DIR, then paths relative to the executable,
 // then the source tree).

@@ -1,0 +1,133 @@
+// `hcpsim accuracy`: exit codes, formats, errors, and a scenario case equal to `hcpsim simulate`.
+#include <gtest/gtest.h>
+#include <unistd.h>
+
+#include <filesystem>
+#include <fstream>
+#include <nlohmann/json.hpp>
+
+#include "run_command.h"
+
+using hcpsim::test::run_hcpsim;
+
+namespace {
+
+const std::string kData = HCPSIM_ACCURACY_DATA;
+
+std::string scratch(const std::string& tag) {
+  return (std::filesystem::temp_directory_path() / ("hcpsim-acc-cli-" + tag + "-" + std::to_string(::getpid())))
+      .string();
+}
+
+}  // namespace
+
+TEST(CliAccuracy, SuiteJsonAndBounds) {
+  const auto r = run_hcpsim("accuracy '" + kData + "/suite' --format json", scratch("json"));
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  const auto j = nlohmann::json::parse(r.out);
+  EXPECT_EQ(j.at("cases").size(), 11u);
+  EXPECT_EQ(j.at("fit").at("count").get<int>() + j.at("holdout").at("count").get<int>(), 11);
+  for (const auto& c : j.at("cases")) {
+    const double m = c.at("measured"), p = c.at("predicted"), e = c.at("error");
+    EXPECT_GT(p, 0) << c.at("name");
+    EXPECT_NEAR(e, p / m - 1, 1e-12) << c.at("name");
+  }
+  const double mean = j.at("holdout").at("mean_abs_error");
+  // A bound above the holdout mean passes, one below it fails with exit 1.
+  char hi[32], lo[32];
+  std::snprintf(hi, sizeof hi, "%.6f", mean * 1.01 + 1e-6);
+  std::snprintf(lo, sizeof lo, "%.6f", mean * 0.99);
+  EXPECT_EQ(run_hcpsim("accuracy '" + kData + "/suite' --max-mean-error " + hi, scratch("hi")).exit_code, 0);
+  const auto fail = run_hcpsim("accuracy '" + kData + "/suite' --max-mean-error " + lo, scratch("lo"));
+  EXPECT_EQ(fail.exit_code, 1);
+  EXPECT_NE(fail.err.find("exceeds --max-mean-error"), std::string::npos) << fail.err;
+  EXPECT_NE(fail.out.find("bounds NOT met"), std::string::npos) << fail.out;
+  const auto each = run_hcpsim("accuracy '" + kData + "/suite' --max-error 0", scratch("each"));
+  EXPECT_EQ(each.exit_code, 1);
+  EXPECT_NE(each.err.find("exceeds --max-error 0.0 %"), std::string::npos) << each.err;
+}
+
+TEST(CliAccuracy, RoleFilter) {
+  const auto r = run_hcpsim("accuracy '" + kData + "/suite' --format json --role holdout", scratch("role"));
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  const auto j = nlohmann::json::parse(r.out);
+  EXPECT_EQ(j.at("fit").at("count"), 0);
+  for (const auto& c : j.at("cases")) EXPECT_EQ(c.at("role"), "holdout");
+  // --role fit runs no holdout case, so holdout bounds are a usage error.
+  EXPECT_EQ(run_hcpsim("accuracy '" + kData + "/suite' --role fit --max-mean-error 0.1", scratch("rf")).exit_code, 2);
+}
+
+TEST(CliAccuracy, OrderMismatchIsReportedAndCanFail) {
+  const auto r = run_hcpsim("accuracy '" + kData + "/order'", scratch("order"));
+  EXPECT_EQ(r.exit_code, 0) << r.err;   // reported, not a failure without --require-order
+  EXPECT_NE(r.out.find("reversed (time_ms): MISMATCH  long < short"), std::string::npos) << r.out;
+  const auto strict = run_hcpsim("accuracy '" + kData + "/order' --require-order --format json", scratch("strict"));
+  EXPECT_EQ(strict.exit_code, 1);
+  const auto j = nlohmann::json::parse(strict.out);
+  EXPECT_EQ(j.at("groups")[0].at("order_matches"), false);
+  EXPECT_EQ(j.at("bounds").at("met"), false);
+}
+
+TEST(CliAccuracy, UsageAndInputErrors) {
+  EXPECT_EQ(run_hcpsim("accuracy", scratch("none")).exit_code, 2);
+  EXPECT_EQ(run_hcpsim("accuracy '" + kData + "/suite' --format xml", scratch("fmt")).exit_code, 2);
+  EXPECT_EQ(run_hcpsim("accuracy '" + kData + "/suite' --max-mean-error -1", scratch("neg")).exit_code, 2);
+  EXPECT_EQ(run_hcpsim("accuracy '" + kData + "/suite' --plot out.jpg", scratch("jpg")).exit_code, 2);
+  const auto file = run_hcpsim("accuracy '" + kData + "/suite/nccl-a2a-8.yaml'", scratch("file"));
+  EXPECT_EQ(file.exit_code, 1);
+  EXPECT_NE(file.err.find("is a file, not a folder of cases"), std::string::npos) << file.err;
+  const auto missing = run_hcpsim("accuracy '" + kData + "/no-such-folder'", scratch("missing"));
+  EXPECT_EQ(missing.exit_code, 1);
+  EXPECT_NE(missing.err.find("no such folder"), std::string::npos) << missing.err;
+  const auto tmp = std::filesystem::path(scratch("empty-dir"));
+  std::filesystem::create_directories(tmp);
+  const auto empty = run_hcpsim("accuracy '" + tmp.string() + "'", scratch("empty"));
+  EXPECT_EQ(empty.exit_code, 1);
+  EXPECT_NE(empty.err.find("holds no case files"), std::string::npos) << empty.err;
+  std::filesystem::remove_all(tmp);
+  const auto bad = run_hcpsim("accuracy '" + kData + "/bad'", scratch("bad"));
+  EXPECT_EQ(bad.exit_code, 1);
+  EXPECT_NE(bad.err.find("bad/measured-zero.yaml:8:11: error: measured: must be > 0"), std::string::npos) << bad.err;
+  EXPECT_TRUE(bad.out.empty()) << bad.out;
+}
+
+TEST(CliAccuracy, ScenarioCaseEqualsSimulate) {
+  const auto sim = run_hcpsim(std::string("simulate '") + HCPSIM_SOURCE_DIR +
+                                  "/scenarios/llama3-8b-64k-dgx-h100-p2p.yaml' model.seq_length=32768 "
+                                  "\"simulation.passes=[forward]\" --backend analytic --format json",
+                              scratch("sim"));
+  ASSERT_EQ(sim.exit_code, 0) << sim.err;
+  const double fwd_ms = nlohmann::json::parse(sim.out).at("attention").at("forward_s").get<double>() * 1e3;
+  const auto acc = run_hcpsim("accuracy '" + kData + "/suite' --format json", scratch("acc"));
+  ASSERT_EQ(acc.exit_code, 0) << acc.err;
+  bool found = false;
+  const auto report = nlohmann::json::parse(acc.out);
+  for (const auto& c : report.at("cases"))
+    if (c.at("name") == "cp-ring-32k") {
+      found = true;
+      EXPECT_NEAR(c.at("predicted").get<double>(), fwd_ms, 1e-9 * fwd_ms);
+    }
+  EXPECT_TRUE(found);
+}
+
+TEST(CliAccuracy, PlotNeedsChartsAndWritesAPng) {
+  const std::string png = scratch("plot") + ".png";
+  const auto r = run_hcpsim("accuracy '" + kData + "/suite' --plot '" + png + "'", scratch("plotrun"));
+  if (HCPSIM_HAVE_CHARTS) {
+    ASSERT_EQ(r.exit_code, 0) << r.err;
+    ASSERT_TRUE(std::filesystem::exists(png));
+    EXPECT_GT(std::filesystem::file_size(png), 10000u);   // a rendered chart, not an empty image
+    std::filesystem::remove(png);
+  } else {
+    EXPECT_EQ(r.exit_code, 1);
+    EXPECT_NE(r.err.find("--plot needs Qt6 Charts"), std::string::npos) << r.err;
+  }
+}
+
+TEST(CliAccuracy, HelpExamples) {
+  const auto r = run_hcpsim("accuracy --help", scratch("help"));
+  EXPECT_EQ(r.exit_code, 0);
+  EXPECT_NE(r.out.find("hcpsim accuracy validation/published --format json --max-mean-error 0.10 --max-error 0.20"),
+            std::string::npos)
+      << r.out;
+}
