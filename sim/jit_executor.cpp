@@ -36,6 +36,8 @@ static_assert(sizeof(std::uintptr_t) >= 8, "flow tags need 64-bit pointers");
 struct SharedGpu {
   ProcessorSharingGpu ps;
   simgrid::kernel::timer::Timer* timer = nullptr;
+  double comm_load = 0;            // sum of PlanCosts::comm_load of its running NCCL tasks
+  std::uint32_t comm_running = 0;
 };
 
 // Per comm op: members ready so far, the live lowering (index into live_) and its flows not ended.
@@ -155,6 +157,7 @@ class Executor {
       return;
     }
     const std::uint32_t op = task.comm;
+    add_comm_load(task, +1, now);
     OpState& st = ops_[op];
     ++st.members_ready;
     if (task.kind == TaskKind::SendRecv) {
@@ -163,7 +166,7 @@ class Executor {
       const std::uint32_t m = lo.plan.member_of(t);
       for (std::uint32_t k = lo.plan.gate_begin[m]; k < lo.plan.gate_begin[m + 1]; ++k)
         open_gate(op, lo, lo.plan.member_gates[k], now);
-      if (lo.plan.member_flows[m] == 0) complete(t, now);
+      if (lo.plan.member_flows[m] == 0) finish_comm(t, now);
       return release_if_over(op);
     }
     if (st.members_ready != g_.comms()[op].tasks.size()) return;
@@ -206,7 +209,40 @@ class Executor {
   }
 
   void complete_op(std::uint32_t op, double now) {
-    for (TaskId m : g_.comms()[op].tasks) complete(m, now);
+    for (TaskId m : g_.comms()[op].tasks) finish_comm(m, now);
+  }
+
+  // The flows of communication task `t` are over: it ends now, or after its host overhead (a
+  // SimGrid timer, as the analytic backend's delayed completion).
+  void finish_comm(TaskId t, double now) {
+    const double over = costs_.comm_overhead_s ? costs_.comm_overhead_s(g_.task(t)) : 0.0;
+    if (!(over > 0)) return complete(t, now);
+    simgrid::kernel::timer::Timer::set(now + over, [this, t] {
+      guarded([&] {
+        const double at = sg4::Engine::get_clock();
+        complete(t, at);
+        drain(at);
+      });
+    });
+  }
+
+  // Timer mode: a communication task starts (+1) or ends (-1) on its GPU, changing the share the
+  // GPU's compute kernels get (same rule as the analytic backend).
+  void add_comm_load(const Task& task, int sign, double now) {
+    if (mode_ != ComputeMode::Timer || !costs_.comm_load) return;
+    const double load = costs_.comm_load(task);
+    if (!(load > 0)) return;
+    const auto rank = static_cast<std::uint32_t>(task.rank);
+    SharedGpu& gpu = gpus_[rank];
+    if (sign > 0) {
+      ++gpu.comm_running;
+      gpu.comm_load += load;
+    } else {
+      --gpu.comm_running;
+      gpu.comm_load = gpu.comm_running == 0 ? 0.0 : gpu.comm_load - load;
+    }
+    gpu.ps.set_comm_load(now, gpu.comm_load);
+    arm(rank, now);
   }
 
   // (Re)sets the GPU's single timer to the end of its next kernel.
@@ -258,8 +294,8 @@ class Executor {
       if (st.flows_left == 0) complete_op(op, now);
     } else {
       const auto& members = g_.comms()[op].tasks;
-      if (--lo.plan.member_flows[fl.src_member] == 0) complete(members[fl.src_member], now);
-      if (fl.dst_member != fl.src_member && --lo.plan.member_flows[fl.dst_member] == 0) complete(members[fl.dst_member], now);
+      if (--lo.plan.member_flows[fl.src_member] == 0) finish_comm(members[fl.src_member], now);
+      if (fl.dst_member != fl.src_member && --lo.plan.member_flows[fl.dst_member] == 0) finish_comm(members[fl.dst_member], now);
     }
     release_if_over(op);
   }
@@ -271,6 +307,7 @@ class Executor {
     }
     done_[t] = true;
     ++completed_;
+    if (is_communication(g_.task(t).kind)) add_comm_load(g_.task(t), -1, now);
     if (now > makespan_) makespan_ = now;
     out_.event(t, ready_s_[t], now);
     const auto& adj = g_.adjacency();

@@ -121,7 +121,7 @@ class Lowering {
     f.gate = gate;
     if (bytes > 0) {
       const bool inter = f.src / c_.gpus_per_node != f.dst / c_.gpus_per_node;
-      const double eff = c_.link_efficiency(bytes, inter);
+      const double eff = c_.link_efficiency(op_.kind, bytes, inter);
       if (!(eff > 0 && eff <= 1))
         throw std::invalid_argument(where(g_, op_.tasks[s]) + ": link efficiency must be in (0, 1], got " + std::to_string(eff) +
                                     " for " + std::to_string(bytes) + " bytes " + (inter ? "inter-node" : "intra-node"));

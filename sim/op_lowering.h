@@ -29,8 +29,14 @@ namespace hcpsim::sim {
 struct PlanCosts {
   // Seconds a compute/copy task takes alone on its GPU (>= 0).
   std::function<double(const Task&)> compute_s;
-  // Fraction (0, 1] of nominal link bandwidth reached by a message of `bytes` (inter_node: NIC path).
-  std::function<double(double bytes, bool inter_node)> link_efficiency;
+  // Fraction (0, 1] of nominal link bandwidth reached by a flow of NCCL op `op` carrying a message
+  // of `bytes` (inter_node: NIC path).
+  std::function<double(TaskKind op, double bytes, bool inter_node)> link_efficiency;
+  // Optional (empty: none). Fraction of its GPU's compute a communication task takes while it runs
+  // (timer mode: the GPU's processor-sharing share drops to 1 - the sum over its running NCCL tasks).
+  std::function<double(const Task&)> comm_load;
+  // Optional (empty: 0). Seconds a communication task ends after its last flow (host overheads).
+  std::function<double(const Task&)> comm_overhead_s;
   int gpus_per_node = 8;
 };
 

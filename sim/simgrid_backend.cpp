@@ -16,9 +16,11 @@ PlanCosts costs_from(const RunContext& ctx, const TaskGraph& g) {
   PlanCosts c;
   const CostModel& cost = ctx.cost;
   c.compute_s = [&cost, &g](const Task& t) { return cost.compute_seconds(g, t); };
-  c.link_efficiency = [&cost](double bytes, bool inter) {
-    return cost.link_efficiency(bytes, inter ? LinkClass::InterNode : LinkClass::IntraNode);
+  c.link_efficiency = [&cost](TaskKind op, double bytes, bool inter) {
+    return cost.link_efficiency(op, bytes, inter ? LinkClass::InterNode : LinkClass::IntraNode);
   };
+  c.comm_load = [&cost, &g](const Task& t) { return cost.comm_compute_load(g, t); };
+  c.comm_overhead_s = [&cost](const Task& t) { return cost.comm_overhead_s(t); };
   c.gpus_per_node = ctx.scenario.cluster.gpus_per_node;
   return c;
 }

@@ -33,6 +33,8 @@ struct Later {
 struct Gpu {
   ProcessorSharingGpu ps;
   std::uint64_t version = 0;
+  double comm_load = 0;     // sum of CostModel::comm_compute_load of its running NCCL tasks
+  std::uint32_t comm_running = 0;
 };
 
 struct XferState {
@@ -138,10 +140,11 @@ class Simulation {
       throw std::invalid_argument("communication task " + g_.display_name(t) + " on rank " +
                                   std::to_string(t.rank) + " has no CommOp");
     const CommOp& op = g_.comms()[t.comm];
+    add_comm_load(t, +1);
     if (op.kind == TaskKind::SendRecv) {
       pending_[id] = xfer_offset_[id + 1] - xfer_offset_[id];   // now: unfinished transfers
       if (pending_[id] == 0) {
-        push(now, EvKind::TaskDone, id);
+        push(now + ctx_.cost.comm_overhead_s(t), EvKind::TaskDone, id);
         return;
       }
       for (std::uint32_t k = xfer_offset_[id]; k < xfer_offset_[id + 1]; ++k) {
@@ -156,7 +159,7 @@ class Simulation {
     }
     if (++op_ready_[t.comm] == op.tasks.size()) {
       const double dur = collective_seconds(op, routes_);
-      for (const TaskId m : op.tasks) push(now + dur, EvKind::TaskDone, m);
+      for (const TaskId m : op.tasks) push(now + dur + ctx_.cost.comm_overhead_s(g_.task(m)), EvKind::TaskDone, m);
     }
   }
 
@@ -181,8 +184,31 @@ class Simulation {
 
   void transfer_done(std::uint32_t xi) {
     const XferState& x = xfers_[xi];
-    if (--pending_[x.src_task] == 0) complete(x.src_task);
-    if (x.dst_task != x.src_task && --pending_[x.dst_task] == 0) complete(x.dst_task);
+    if (--pending_[x.src_task] == 0) transfers_over(x.src_task);
+    if (x.dst_task != x.src_task && --pending_[x.dst_task] == 0) transfers_over(x.dst_task);
+  }
+
+  // Every transfer of send/recv task `id` has ended; it ends after its host overhead.
+  void transfers_over(TaskId id) {
+    const double over = ctx_.cost.comm_overhead_s(g_.task(id));
+    if (over > 0) push(now_ + over, EvKind::TaskDone, id);
+    else complete(id);
+  }
+
+  // A communication task starts (+1) or ends (-1): its GPU's compute share changes.
+  void add_comm_load(const Task& t, int sign) {
+    const double load = ctx_.cost.comm_compute_load(g_, t);
+    if (!(load > 0)) return;
+    Gpu& gpu = gpus_[static_cast<std::size_t>(t.rank)];
+    if (sign > 0) {
+      ++gpu.comm_running;
+      gpu.comm_load += load;
+    } else {
+      --gpu.comm_running;
+      gpu.comm_load = gpu.comm_running == 0 ? 0.0 : gpu.comm_load - load;   // exact 0 when idle
+    }
+    gpu.ps.set_comm_load(now_, gpu.comm_load);
+    reschedule(static_cast<std::uint32_t>(t.rank));
   }
 
   void complete(TaskId id) {
@@ -190,6 +216,7 @@ class Simulation {
     pending_[id] = kDone;
     ++completed_;
     const Task& t = g_.task(id);
+    if (is_communication(t.kind)) add_comm_load(t, -1);
     sink_.record_task(g_, t, ready_s_[id], now_);
     if (ctx_.progress && (completed_ % 65536 == 0 || completed_ == g_.size()))
       ctx_.progress(completed_, g_.size(), now_);

@@ -39,7 +39,7 @@ double alltoall_seconds(const CommOp& op, const RouteModel& routes) {
     }
   double t = 0;
   for (const auto& [key, l] : loads)
-    t = std::max(t, l.latency_s + l.bytes / (l.bandwidth_Bps * routes.cost().link_efficiency(piece, l.cls)));
+    t = std::max(t, l.latency_s + l.bytes / (l.bandwidth_Bps * routes.cost().link_efficiency(TaskKind::AllToAll, piece, l.cls)));
   return t;
 }
 
@@ -55,7 +55,7 @@ double ring_collective_seconds(const CommOp& op, const RouteModel& routes) {
   double step_s = 0;
   for (std::size_t i = 0; i < n; ++i) {
     const Route r = routes.route(op.ranks[i], op.ranks[(i + 1) % n]);
-    step_s = std::max(step_s, routes.transfer_seconds(r, chunk, chunk));
+    step_s = std::max(step_s, routes.transfer_seconds(r, chunk, chunk, op.kind));
   }
   return steps * step_s;
 }

@@ -7,7 +7,9 @@
 #include <vector>
 
 #include "engine/cost/calibration.h"
+#include "engine/cost/attention_tables.h"
 #include "engine/cost/cost_defaults.h"
+#include "engine/cost/nccl_curves.h"
 
 namespace hcpsim {
 
@@ -44,6 +46,11 @@ CostModel::CostModel(const Scenario& s) : impl_(std::make_unique<Impl>()) {
   check_fraction(e.inter_node_link, "inter_node_link");
   if (!(s.cluster.gpu.bf16_flops > 0)) throw std::invalid_argument("cluster.gpu.bf16_tflops: must be > 0");
   if (!(s.cluster.gpu.hbm_Bps > 0)) throw std::invalid_argument("cluster.gpu.hbm_bandwidth: must be > 0");
+  if (s.cluster.gpu.sm_count < 1) throw std::invalid_argument("cluster.gpu.sm_count: must be >= 1");
+  if (!(e.comm_hbm_interference >= 0))
+    throw std::invalid_argument("cluster.efficiency.comm_hbm_interference: must be >= 0");
+  if (!(e.nccl_launch_s >= 0)) throw std::invalid_argument("cluster.efficiency.nccl_launch: must be >= 0");
+  if (!(e.ring_step_sync_s >= 0)) throw std::invalid_argument("cluster.efficiency.ring_step_sync: must be >= 0");
   if (!s.cluster.calibration_path.empty())
     impl_->calibration = load_calibration_file(s.cluster.calibration_path);
   const int world = std::max(1, s.world_size());
@@ -90,6 +97,11 @@ double CostModel::attention_efficiency(Pass p, const AttentionShape& s) const {
     return interpolate_log_x(std::move(pts), len);
   }
   const auto& e = impl_->scenario.cluster.efficiency;
+  if (e.terms.attention_shapes) {
+    if (auto v = published_attention_efficiency(impl_->scenario.cluster.gpu.name, e.attention_kernel, p, causal,
+                                                head_dim, static_cast<double>(s.q_len), static_cast<double>(s.kv_len)))
+      return *v;
+  }
   const double plateau = p == Pass::Forward ? e.attention_forward : e.attention_backward;
   const double half = p == Pass::Forward ? cost_defaults::kAttentionForwardHalfLen_tokens
                                          : cost_defaults::kAttentionBackwardHalfLen_tokens;
@@ -135,17 +147,77 @@ double CostModel::compute_seconds(const TaskGraph& g, const Task& t) const {
 }
 
 double CostModel::link_efficiency(double message_bytes, LinkClass c) const {
-  const auto& table = c == LinkClass::IntraNode ? impl_->calibration.intra_node : impl_->calibration.inter_node;
-  std::vector<std::pair<double, double>> pts;
-  for (const auto& p : table)
-    if (p.op == "send_recv") pts.emplace_back(p.bytes, p.efficiency);
-  if (!pts.empty()) return interpolate_log_x(std::move(pts), std::max(1.0, message_bytes));
+  return link_efficiency(TaskKind::SendRecv, message_bytes, c);
+}
+
+double CostModel::link_efficiency(TaskKind op, double message_bytes, LinkClass c) const {
   const auto& e = impl_->scenario.cluster.efficiency;
-  const double plateau = c == LinkClass::IntraNode ? e.intra_node_link : e.inter_node_link;
-  const double half = c == LinkClass::IntraNode ? cost_defaults::kIntraNodeHalfBandwidth_bytes
-                                                : cost_defaults::kInterNodeHalfBandwidth_bytes;
+  const bool curves = e.terms.bandwidth_curves;
+  const auto& table = c == LinkClass::IntraNode ? impl_->calibration.intra_node : impl_->calibration.inter_node;
   const double m = std::max(1.0, message_bytes);
-  return plateau * m / (m + half);
+  // Calibration: the op's own entries when the curves term is on and the file has them, else the
+  // send/recv entries.
+  std::vector<std::pair<double, double>> pts;
+  if (curves && op != TaskKind::SendRecv)
+    for (const auto& p : table)
+      if (p.op == to_string(op)) pts.emplace_back(p.bytes, p.efficiency);
+  if (pts.empty())
+    for (const auto& p : table)
+      if (p.op == "send_recv") pts.emplace_back(p.bytes, p.efficiency);
+  if (!pts.empty()) return interpolate_log_x(std::move(pts), m);
+  const double plateau = c == LinkClass::IntraNode ? e.intra_node_link : e.inter_node_link;
+  if (!curves) {
+    const double half = c == LinkClass::IntraNode ? cost_defaults::kIntraNodeHalfBandwidth_bytes
+                                                  : cost_defaults::kInterNodeHalfBandwidth_bytes;
+    return plateau * m / (m + half);
+  }
+  const BandwidthCurve curve = nccl_bandwidth_curve(op, c);
+  return std::min(1.0, plateau * curve.plateau_ratio) * m / (m + curve.half_bytes);
+}
+
+const ModelTerms& CostModel::terms() const { return impl_->scenario.cluster.efficiency.terms; }
+
+LinkClass CostModel::link_class_of(const TaskGraph& g, const Task& t) const {
+  if (t.comm == kNone || t.comm >= g.comms().size()) return LinkClass::IntraNode;
+  const CommOp& op = g.comms()[t.comm];
+  const int gpn = std::max(1, impl_->scenario.cluster.gpus_per_node);
+  const int node = t.rank / gpn;
+  if (op.kind == TaskKind::SendRecv) {
+    for (const Transfer& x : op.transfers)
+      if ((x.src == t.rank || x.dst == t.rank) && x.src / gpn != x.dst / gpn) return LinkClass::InterNode;
+    return LinkClass::IntraNode;
+  }
+  for (const std::int32_t r : op.ranks)
+    if (r / gpn != node) return LinkClass::InterNode;
+  return LinkClass::IntraNode;
+}
+
+double CostModel::comm_compute_load(const TaskGraph& g, const Task& t) const {
+  const auto& sc = impl_->scenario;
+  if (!sc.cluster.efficiency.terms.comm_compute_interference || !is_communication(t.kind)) return 0.0;
+  if (t.comm == kNone || t.comm >= g.comms().size()) return 0.0;
+  const CommOp& op = g.comms()[t.comm];
+  const int n = static_cast<int>(op.ranks.size());
+  // Message of one flow, as the link efficiency sees it.
+  double message = t.bytes;
+  if (op.kind == TaskKind::AllToAll) message = op.bytes_per_rank / std::max(1, n);
+  else if (op.kind == TaskKind::AllReduce) message = op.bytes_per_rank / std::max(1, n);
+  else if (op.kind != TaskKind::SendRecv) message = op.bytes_per_rank;
+  if (!(message > 0)) return 0.0;
+  const LinkClass c = link_class_of(g, t);
+  const int channels = nccl_channels(op.kind, c, message, n);
+  const double nominal_Bps = c == LinkClass::IntraNode ? sc.cluster.intra_node_bandwidth_Bps : sc.cluster.nic_bandwidth_Bps;
+  const double rate_Bps = nominal_Bps * link_efficiency(op.kind, message, c);
+  // NCCL reads what the GPU sends and writes what it receives: twice the link rate through HBM.
+  const double hbm_share = 2.0 * rate_Bps / sc.cluster.gpu.hbm_Bps;
+  return static_cast<double>(channels) / static_cast<double>(sc.cluster.gpu.sm_count) +
+         sc.cluster.efficiency.comm_hbm_interference * hbm_share;
+}
+
+double CostModel::comm_overhead_s(const Task& t) const {
+  const auto& e = impl_->scenario.cluster.efficiency;
+  if (!e.terms.host_overheads || !is_communication(t.kind)) return 0.0;
+  return e.nccl_launch_s + (t.kind == TaskKind::SendRecv && t.step >= 0 ? e.ring_step_sync_s : 0.0);
 }
 
 double CostModel::latency_s(LinkClass c) const {

@@ -25,6 +25,19 @@ class CostModel {
   // Fraction of the nominal link bandwidth a message of `message_bytes` reaches on a link class
   // (plateau efficiency x small-message fall-off, or the calibration table).
   double link_efficiency(double message_bytes, LinkClass c) const;
+  // Same for a flow of NCCL op `op` (SendRecv, AllToAll, AllGather, ReduceScatter, AllReduce): the
+  // op's own curve when the `bandwidth_curves` term is on, else the send/recv curve.
+  double link_efficiency(TaskKind op, double message_bytes, LinkClass c) const;
+  // Fraction of its GPU's compute throughput that communication task `t` takes from concurrent
+  // kernels while it runs: NCCL channels / SMs + weight * NCCL HBM traffic / HBM bandwidth
+  // (`comm_compute_interference`; 0 when the term is off or `t` is not communication).
+  double comm_compute_load(const TaskGraph& g, const Task& t) const;
+  // Seconds a communication task lasts beyond its transfers: NCCL launch for every call, plus the
+  // ring loop's host synchronisation for a send/recv ring step (`host_overheads`; 0 when off).
+  double comm_overhead_s(const Task& t) const;
+  // Link class of communication task `t`: inter-node when any peer of its call sits on another node.
+  LinkClass link_class_of(const TaskGraph& g, const Task& t) const;
+  const ModelTerms& terms() const;
   // One-way latency of a link class, seconds (per hop as configured in the scenario).
   double latency_s(LinkClass c) const;
   const Scenario& scenario() const;

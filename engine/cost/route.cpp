@@ -85,10 +85,10 @@ Route RouteModel::route(int src, int dst) const {
   return r;
 }
 
-double RouteModel::transfer_seconds(const Route& r, double bytes, double message_bytes) const {
+double RouteModel::transfer_seconds(const Route& r, double bytes, double message_bytes, TaskKind op) const {
   if (r.self) return 0.0;
   if (bytes <= 0) return r.latency_s;
-  return r.latency_s + bytes / (r.bottleneck_Bps * cost_.link_efficiency(message_bytes, r.link_class));
+  return r.latency_s + bytes / (r.bottleneck_Bps * cost_.link_efficiency(op, message_bytes, r.link_class));
 }
 
 double RouteModel::transfer_seconds(int src, int dst, double bytes) const {

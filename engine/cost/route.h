@@ -29,8 +29,9 @@ class RouteModel {
   Route route(int src, int dst) const;
   // Seconds for one transfer of `bytes` alone on the route: latency + bytes / (bw * link_efficiency).
   double transfer_seconds(int src, int dst, double bytes) const;
-  // Same for a route already looked up, with `message_bytes` choosing the efficiency.
-  double transfer_seconds(const Route& r, double bytes, double message_bytes) const;
+  // Same for a route already looked up, with `message_bytes` and the NCCL op `op` choosing the
+  // efficiency (CostModel::link_efficiency(op, ...)).
+  double transfer_seconds(const Route& r, double bytes, double message_bytes, TaskKind op = TaskKind::SendRecv) const;
   // NIC index a rank's inter-node traffic uses (GPU i -> NIC i mod nics_per_node, failover applied);
   // -1 when its node has no working NIC.
   int nic_of(int rank) const;

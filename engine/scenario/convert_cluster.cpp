@@ -31,6 +31,7 @@ void gpu_fields(const YAML::Node& g, const std::string& path, YamlReader& r, Gpu
   if (auto v = r.get_quantity(g, path, "bf16_tflops", QuantityKind::Compute)) gpu.bf16_flops = *v;
   if (auto v = r.get_quantity(g, path, "hbm_bandwidth", QuantityKind::Bandwidth)) gpu.hbm_Bps = *v;
   if (auto v = r.get_quantity(g, path, "memory", QuantityKind::Size)) gpu.memory_bytes = *v;
+  if (auto v = r.get_int(g, path, "sm_count", 1)) gpu.sm_count = static_cast<int>(*v);
 }
 
 // Loads GPU preset `name` into `gpu`; false (error recorded at `at`) when it does not exist.
@@ -175,6 +176,27 @@ void convert_cluster(const YAML::Node& c, YamlReader& r, const ConvertInputs& in
         {"inter_node_link", &e.inter_node_link}};
     for (auto& [k, dst] : fields)
       if (auto v = r.get_fraction(n, p, k, 0.0, 1.0, true)) *dst = *v;
+    if (auto v = r.get_choice(n, p, "attention_kernel", {"cudnn", "fa2", "fa3"}))
+      e.attention_kernel = *v == "fa2" ? AttentionKernel::FA2 : *v == "fa3" ? AttentionKernel::FA3 : AttentionKernel::CuDNN;
+    if (auto v = r.get_fraction(n, p, "comm_hbm_interference", 0.0, 10.0, false)) e.comm_hbm_interference = *v;
+    if (auto v = r.get_quantity(n, p, "nccl_launch", QuantityKind::Time)) e.nccl_launch_s = *v;
+    if (auto v = r.get_quantity(n, p, "ring_step_sync", QuantityKind::Time)) e.ring_step_sync_s = *v;
+    if (const YAML::Node t = n["model_terms"];
+        t.IsDefined() && r.check_map(t, p + ".model_terms", "cluster.efficiency.model_terms")) {
+      const std::string tp = p + ".model_terms";
+      std::pair<const char*, bool*> terms[] = {
+          {"comm_compute_interference", &e.terms.comm_compute_interference},
+          {"bandwidth_curves", &e.terms.bandwidth_curves},
+          {"host_overheads", &e.terms.host_overheads},
+          {"memory_operators", &e.terms.memory_operators},
+          {"attention_shapes", &e.terms.attention_shapes}};
+      for (auto& [k, dst] : terms)
+        if (auto v = r.get_choice(t, tp, k, {"on", "off", "true", "false"})) *dst = *v == "on" || *v == "true";
+      // `all: off` switches every term (listed terms after it still win: they are read first).
+      if (auto v = r.get_choice(t, tp, "all", {"on", "off", "true", "false"}))
+        for (auto& [k, dst] : terms)
+          if (!t[k].IsDefined()) *dst = *v == "on" || *v == "true";
+    }
   }
   if (auto v = r.get_string(c, P, "calibration")) {
     namespace fs = std::filesystem;

@@ -15,6 +15,13 @@ const char* to_string(CpCommType t) {
 const char* to_string(MaskType m) { return m == MaskType::Causal ? "causal" : "no_mask"; }
 const char* to_string(DType d) { return d == DType::BF16 ? "bf16" : "fp16"; }
 const char* to_string(Topology t) { return t == Topology::FatTree ? "fat-tree" : "star"; }
+const char* to_string(AttentionKernel k) {
+  switch (k) {
+    case AttentionKernel::FA2: return "fa2";
+    case AttentionKernel::FA3: return "fa3";
+    default: return "cudnn";
+  }
+}
 int bytes_per_element(DType) { return 2; }
 
 int Scenario::dp() const {

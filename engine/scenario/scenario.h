@@ -26,6 +26,24 @@ struct GpuSpec {
   double bf16_flops = 989e12;      // dense bf16 peak, FLOP/s
   double hbm_Bps = 3.35e12;        // HBM bandwidth, bytes/s
   double memory_bytes = 80e9;      // device memory, bytes
+  int sm_count = 132;              // streaming multiprocessors (NCCL takes one per channel)
+};
+
+// Attention kernel family the scenario's attention runs on (TE with qkv_format sbhd: cuDNN).
+enum class AttentionKernel { CuDNN, FA2, FA3 };
+const char* to_string(AttentionKernel k);   // "cudnn", "fa2", "fa3"
+
+// One switch per cost-model term (docs/metrics.md section 9). Every term is on by default; with all
+// of them off the cost model is the nominal-efficiency model of sections 1-2.
+struct ModelTerms {
+  bool comm_compute_interference = true;   // NCCL kernels take SMs and HBM bandwidth from compute
+  bool bandwidth_curves = true;            // achieved bandwidth per NCCL op (else one send/recv curve)
+  bool host_overheads = true;              // NCCL launch and the ring loop's per-step host sync
+  bool memory_operators = true;            // correction/merge/accumulation kernels priced as TE runs them
+  bool attention_shapes = true;            // attention plateau by GPU, kernel family, mask and head dim
+
+  // Every term off: the nominal model the closed-form tests check.
+  static ModelTerms all_off() { return {false, false, false, false, false}; }
 };
 
 // Plateau efficiencies (fractions of peak) for large shapes; the cost model adds its own
@@ -37,6 +55,14 @@ struct Efficiency {
   double memory = 0.80;
   double intra_node_link = 0.82;
   double inter_node_link = 0.94;
+  ModelTerms terms;                               // YAML: cluster.efficiency.model_terms
+  AttentionKernel attention_kernel = AttentionKernel::CuDNN;
+  // comm_compute_interference: weight of NCCL's HBM traffic in the compute slowdown (fitted).
+  double comm_hbm_interference = 1.0;
+  // host_overheads: host-side cost of launching one NCCL call, and the gap between the end of a
+  // ring step's send/recv and the host's launch of the next step's kernels. Seconds.
+  double nccl_launch_s = 6e-6;
+  double ring_step_sync_s = 15e-6;
 };
 
 // A what-if fault. Exactly one of the three forms is set (see SCENARIO.md `cluster.faults`).

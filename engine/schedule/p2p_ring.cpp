@@ -20,6 +20,13 @@
 //    step i: wait C(i-1); C(i): send [KV_i | dKV_{i-1}] -> r-1, receive from r+1
 //            (KV only at i=0, dKV only at i=R-1); attn_bwd(bwd_section); dq_acc;
 //            wait C(i); dkv_add (travelling dKV of block j = r+i+1, one hop behind its KV)
+//
+//  Bytes of the memory-bound kernels: with the `memory_operators` term on (the default) they are
+//  what TE's kernels read and write (docs/metrics.md section 9.4): lse_merge 0 is a clone and upper
+//  steps merge half the LSE; out_corr sums TE's per-step corrections (step 0 scales and writes out,
+//  lower/diagonal steps read out, out_i, lse, lse_i and write out, upper steps do it on the second
+//  half); dq_acc of an upper step adds only the second Q half, dkv_add of a lower step only the first
+//  KV half. With the term off: full-size merges and accumulations, one (R+1)(O+L) correction.
 #include "engine/schedule/p2p_ring.h"
 
 #include <stdexcept>
@@ -120,9 +127,13 @@ void build_ring_forward(ScheduleContext& ctx, const RingIO& io) {
       ctx.payload(t, PayloadOp::Concat, {ctx.key(io.k), ctx.key(io.v)}, {ctx.key(BufName::KV, 0)});
     }
 
-  auto merge = [&](int rank, int k) {
+  const bool te_bytes = ctx.scenario.cluster.efficiency.terms.memory_operators;
+  auto merge = [&](int rank, int r, int k) {
     ctx.wait(rank, sigma(k), merge_prev[static_cast<std::size_t>(rank)]);
-    const TaskId t = ctx.add(rank, TaskKind::LseMerge, sigma(k), "lse_merge", k, 0, 3 * lse_bytes);
+    double bytes = 3 * lse_bytes;
+    if (te_bytes && k == 0) bytes = 2 * lse_bytes;
+    else if (te_bytes && ring_forward_section(k, r, causal) == MaskSection::Upper) bytes = 1.5 * lse_bytes;
+    const TaskId t = ctx.add(rank, TaskKind::LseMerge, sigma(k), "lse_merge", k, 0, bytes);
     std::vector<std::uint64_t> in;
     if (k > 0) in.push_back(ctx.key(BufName::Lse, k - 1));
     in.push_back(ctx.key(BufName::StepLse, k));
@@ -164,7 +175,7 @@ void build_ring_forward(ScheduleContext& ctx, const RingIO& io) {
         ctx.set_attention(at, a);
         ctx.payload(at, PayloadOp::AttnFwd, {ctx.key(io.q), ctx.key(BufName::KV, i)},
                     {ctx.key(BufName::StepOut, i), ctx.key(BufName::StepLse, i)}, tile_args(tile_of(m, io.c)));
-        if (i >= 1) merge(rank, i - 1);
+        if (i >= 1) merge(rank, r, i - 1);
       }
       if (i < R - 1) ctx.add_comm(std::move(op));
     }
@@ -172,10 +183,17 @@ void build_ring_forward(ScheduleContext& ctx, const RingIO& io) {
   for (const auto& grp : groups)
     for (int r = 0; r < R; ++r) {
       const int rank = grp[static_cast<std::size_t>(r)];
-      merge(rank, R - 1);
+      merge(rank, r, R - 1);
       ctx.wait_stream(rank, Stream::Main, Stream::Cp);
-      const TaskId t = ctx.add(rank, TaskKind::OutCorrection, Stream::Main, "out_corr", -1, 0,
-                               (R + 1) * out_bytes + (R + 1) * lse_bytes);
+      double corr_bytes = (R + 1) * out_bytes + (R + 1) * lse_bytes;
+      if (te_bytes) {
+        corr_bytes = 2 * out_bytes + 2 * lse_bytes;   // step 0: out = out_0 * exp(lse_0 - lse)
+        for (int k = 1; k < R; ++k) {
+          const double full = 3 * out_bytes + 2 * lse_bytes;
+          corr_bytes += ring_forward_section(k, r, causal) == MaskSection::Upper ? full / 2 : full;
+        }
+      }
+      const TaskId t = ctx.add(rank, TaskKind::OutCorrection, Stream::Main, "out_corr", -1, 0, corr_bytes);
       std::vector<std::uint64_t> in{ctx.key(BufName::Lse, R - 1)};
       for (int k = 0; k < R; ++k) {
         in.push_back(ctx.key(BufName::StepOut, k));
@@ -193,6 +211,7 @@ void build_ring_backward(ScheduleContext& ctx, const RingIO& io) {
   const double m_kv = kv_bytes(ctx, io);
   const auto& z = ctx.sz;
   const double dq_bytes = static_cast<double>(z.b) * static_cast<double>(2 * io.c) * io.heads * z.d_qk * z.e;
+  const bool te_bytes = ctx.scenario.cluster.efficiency.terms.memory_operators;
   const std::size_t W = static_cast<std::size_t>(ctx.layout.world_size());
   std::vector<TaskId> c_prev(W, kNone);
 
@@ -244,13 +263,17 @@ void build_ring_backward(ScheduleContext& ctx, const RingIO& io) {
                      ctx.key(BufName::Lse, R - 1)},
                     {ctx.key(BufName::BwdDq, i), ctx.key(BufName::BwdDkv, i)}, tile_args(tile_of(m, io.c)));
 
-        const TaskId dq = ctx.add(rank, TaskKind::Copy, Stream::Main, "dq_acc", i, 0, i == 0 ? 2 * dq_bytes : 3 * dq_bytes);
+        const double dq_factor = te_bytes && m == MaskSection::Upper ? 0.5 : 1.0;   // second Q half only
+        const TaskId dq = ctx.add(rank, TaskKind::Copy, Stream::Main, "dq_acc", i, 0,
+                                  dq_factor * (i == 0 ? 2 * dq_bytes : 3 * dq_bytes));
         const std::uint64_t dq_out = i == R - 1 ? ctx.key(io.dq) : ctx.key(BufName::Dq, i);
         if (i == 0) ctx.payload(dq, PayloadOp::Add, {ctx.key(BufName::BwdDq, 0)}, {dq_out});
         else ctx.payload(dq, PayloadOp::Add, {ctx.key(BufName::Dq, i - 1), ctx.key(BufName::BwdDq, i)}, {dq_out});
 
         ctx.wait(rank, Stream::Main, c);
-        const TaskId add = ctx.add(rank, TaskKind::Copy, Stream::Main, "dkv_add", i, 0, i == 0 ? 2 * m_kv : 3 * m_kv);
+        const double dkv_factor = te_bytes && m == MaskSection::Lower ? 0.5 : 1.0;   // first KV half only
+        const TaskId add = ctx.add(rank, TaskKind::Copy, Stream::Main, "dkv_add", i, 0,
+                                   dkv_factor * (i == 0 ? 2 * m_kv : 3 * m_kv));
         if (i == 0) {
           ctx.payload(add, PayloadOp::Add, {ctx.key(BufName::BwdDkv, 0)}, {ctx.key(BufName::Dkv, 0)});
         } else if (i < R - 1) {

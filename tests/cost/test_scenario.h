@@ -23,6 +23,9 @@ inline Scenario dgx_scenario(int nodes = 1, int gpus_per_node = 8) {
   s.model.seq_length = 8192;
   s.model.context_parallel_size = nodes * gpus_per_node;
   s.simulation.backend = "analytic";
+  // The closed forms of these tests are those of the nominal model (docs/metrics.md sections 1-3);
+  // each term of section 9 has its own test that switches it on.
+  s.cluster.efficiency.terms = ModelTerms::all_off();
   return s;
 }
 

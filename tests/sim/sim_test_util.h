@@ -34,7 +34,7 @@ inline ClusterConfig cluster(int nodes, int gpus, int nics) {
 inline PlanCosts unit_costs(int gpus_per_node, double eff_intra = 1.0, double eff_inter = 1.0) {
   PlanCosts c;
   c.compute_s = [](const Task& t) { return t.flops / 1e12; };
-  c.link_efficiency = [eff_intra, eff_inter](double, bool inter) { return inter ? eff_inter : eff_intra; };
+  c.link_efficiency = [eff_intra, eff_inter](TaskKind, double, bool inter) { return inter ? eff_inter : eff_intra; };
   c.gpus_per_node = gpus_per_node;
   return c;
 }

@@ -1,0 +1,42 @@
+// Defaults and their sources: docs/metrics.md section 9.2 and 9.1.
+#include "engine/cost/nccl_curves.h"
+
+#include <algorithm>
+#include <cmath>
+
+namespace hcpsim {
+
+BandwidthCurve nccl_bandwidth_curve(TaskKind op, LinkClass c) {
+  const bool intra = c == LinkClass::IntraNode;
+  switch (op) {
+    case TaskKind::AllToAll:
+      // One connection per peer: per-peer protocol overhead lowers the plateau and the pieces
+      // (bytes / n) are small, so the bend comes at smaller messages than a single stream's.
+      return intra ? BandwidthCurve{0.95, 512.0 * 1024} : BandwidthCurve{0.85, 128.0 * 1024};
+    case TaskKind::AllGather:
+    case TaskKind::ReduceScatter:
+      return intra ? BandwidthCurve{1.0, 2.0 * 1024 * 1024} : BandwidthCurve{0.96, 512.0 * 1024};
+    case TaskKind::AllReduce:
+      // NVLink SHARP (NVLS) reduces in the switch: bus bandwidth above the port's nominal rate.
+      return intra ? BandwidthCurve{1.22, 4.0 * 1024 * 1024} : BandwidthCurve{0.96, 512.0 * 1024};
+    default:
+      return intra ? BandwidthCurve{1.0, 1024.0 * 1024} : BandwidthCurve{1.0, 256.0 * 1024};
+  }
+}
+
+int nccl_channels(TaskKind op, LinkClass c, double message_bytes, int group_size) {
+  const bool intra = c == LinkClass::IntraNode;
+  // NCCL's chunk per channel step: NCCL_P2P_NVL_CHUNKSIZE 512 KiB on NVLink, NCCL_P2P_NET_CHUNKSIZE
+  // 128 KiB on the network (NCCL environment-variable documentation).
+  const double chunk = intra ? 512.0 * 1024 : 128.0 * 1024;
+  int limit = 0;
+  switch (op) {
+    case TaskKind::SendRecv: limit = intra ? 8 : 4; break;
+    case TaskKind::AllToAll: limit = std::min(32, 2 * std::max(1, group_size - 1)); break;
+    default: limit = intra ? 16 : 8; break;
+  }
+  const double wanted = std::ceil(std::max(0.0, message_bytes) / chunk);
+  return static_cast<int>(std::clamp(wanted, 1.0, static_cast<double>(limit)));
+}
+
+}  // namespace hcpsim

@@ -1,0 +1,25 @@
+#pragma once
+// NCCL behaviour the cost model's terms need (docs/metrics.md section 9): the achieved-bandwidth
+// curve of each NCCL op per link class (`bandwidth_curves`) and the number of channels (CTAs, one
+// SM each) NCCL runs for a call (`comm_compute_interference`).
+#include "engine/cost/cost_model.h"
+#include "engine/graph/task_graph.h"
+
+namespace hcpsim {
+
+// eff(m) = plateau_ratio * link_plateau * m / (m + half_bytes), m = one flow's message in bytes.
+// `plateau_ratio` multiplies the scenario's send/recv plateau (efficiency.intra_node_link or
+// inter_node_link), so the scenario still sets the link's level and the op sets its shape.
+struct BandwidthCurve {
+  double plateau_ratio = 1.0;
+  double half_bytes = 1 << 20;
+};
+
+// Default curve of `op` (SendRecv, AllToAll, AllGather, ReduceScatter, AllReduce) on link class `c`.
+BandwidthCurve nccl_bandwidth_curve(TaskKind op, LinkClass c);
+
+// Channels NCCL runs for one call of `op` on `c` moving `message_bytes` per flow among
+// `group_size` ranks: one per NCCL chunk of the message, at least 1, at most the op's limit.
+int nccl_channels(TaskKind op, LinkClass c, double message_bytes, int group_size);
+
+}  // namespace hcpsim
