@@ -5,13 +5,12 @@
 
 #include <cstdlib>
 #include <filesystem>
-#include <fstream>
-#include <sstream>
 #include <system_error>
 #include <unistd.h>
 
 #include "engine/scenario/convert.h"
 #include "engine/scenario/overrides.h"
+#include "engine/scenario/scenario_file.h"
 
 namespace hcpsim {
 
@@ -72,7 +71,7 @@ Scenario load_text(const std::string& text, const LoadOptions& options, const st
     fail();
   }
   if (text.find_first_not_of(" \t\r\n") == std::string::npos) {
-    diags.error("", "the scenario is empty", 0, 0, {"start from one of the files in scenarios/"});
+    diags.error("", "the scenario is empty", 1, 1, {"start from one of the files in scenarios/"});
     fail();
   }
   std::vector<YAML::Node> docs;
@@ -82,11 +81,13 @@ Scenario load_text(const std::string& text, const LoadOptions& options, const st
     diags.error("", "YAML syntax error: " + e.msg, e.mark.line + 1, e.mark.column + 1);
     fail();
   } catch (const YAML::Exception& e) {
-    diags.error("", std::string("YAML error: ") + e.what());
+    diags.error("", std::string("YAML error: ") + e.what(), e.mark.is_null() ? 1 : e.mark.line + 1,
+                e.mark.is_null() ? 1 : e.mark.column + 1);
     fail();
   }
   if (docs.empty() || (docs.size() == 1 && docs[0].IsNull())) {
-    diags.error("", "the scenario has no YAML content (only comments or an empty document)");
+    diags.error("", "the scenario has no YAML content (only comments or an empty document)", 1, 1,
+                {"start from one of the files in scenarios/"});
     fail();
   }
   if (docs.size() > 1) {
@@ -110,7 +111,8 @@ Scenario load_text(const std::string& text, const LoadOptions& options, const st
   try {
     detail::convert_scenario(root, reader, in, s);
   } catch (const YAML::Exception& e) {   // defensive: yaml-cpp may throw on odd trees
-    diags.error("", std::string("YAML error: ") + e.what());
+    diags.error("", std::string("YAML error: ") + e.what(), e.mark.is_null() ? 1 : e.mark.line + 1,
+                e.mark.is_null() ? 1 : e.mark.column + 1);
   }
   if (diags.has_errors()) fail();
   if (warnings != nullptr) warnings->append(diags);
@@ -127,35 +129,15 @@ Scenario load_scenario_string(const std::string& yaml, const LoadOptions& option
 
 Scenario load_scenario_file(const std::string& path, const LoadOptions& options, Diagnostics* warnings) {
   Diagnostics diags;
-  std::error_code ec;
-  const auto st = fs::status(path, ec);
   if (path.empty()) {
     diags.error("", "no scenario file given");
     throw ScenarioError(diags, "<none>");
   }
-  if (ec || !fs::exists(st)) {
-    diags.error("", "cannot open scenario file '" + path + "': no such file",
-                0, 0, {"example scenarios are in scenarios/*.yaml"});
-    throw ScenarioError(diags, path);
-  }
-  if (fs::is_directory(st)) {
-    diags.error("", "'" + path + "' is a directory, not a scenario file",
-                0, 0, {"pass a .yaml file, e.g. " + (fs::path(path) / "<name>.yaml").string()});
-    throw ScenarioError(diags, path);
-  }
-  std::ifstream f(path, std::ios::binary);
-  std::ostringstream buf;
-  if (!f || !(buf << f.rdbuf())) {
-    // An empty file also ends up here: operator<< with no characters sets failbit.
-    if (f && fs::file_size(path, ec) == 0 && !ec) {
-      diags.error("", "the scenario is empty", 0, 0, {"start from one of the files in scenarios/"});
-    } else {
-      diags.error("", "cannot read scenario file '" + path + "'");
-    }
-    throw ScenarioError(diags, path);
-  }
+  std::string text;
+  if (!read_scenario_bytes(path, text, diags)) throw ScenarioError(diags, path);
+  std::error_code ec;
   const fs::path base = fs::absolute(fs::path(path), ec).parent_path();
-  return load_text(buf.str(), options, path, base.string(), warnings);
+  return load_text(text, options, path, base.string(), warnings);
 }
 
 std::string default_hardware_dir() {

@@ -7,4 +7,7 @@ target_sources(hcpsim_engine PRIVATE
   ${CMAKE_CURRENT_LIST_DIR}/convert.cpp
   ${CMAKE_CURRENT_LIST_DIR}/convert_cluster.cpp
   ${CMAKE_CURRENT_LIST_DIR}/loader.cpp
-  ${CMAKE_CURRENT_LIST_DIR}/validate.cpp)
+  ${CMAKE_CURRENT_LIST_DIR}/scenario_file.cpp
+  ${CMAKE_CURRENT_LIST_DIR}/validate.cpp
+  ${CMAKE_CURRENT_LIST_DIR}/field_ranges.cpp
+  ${CMAKE_CURRENT_LIST_DIR}/feasibility.cpp)
