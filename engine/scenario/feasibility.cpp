@@ -5,6 +5,7 @@
 #include <utility>
 #include <vector>
 
+#include "engine/cost/calibration.h"
 #include "engine/scenario/field_ranges.h"
 
 namespace hcpsim {
@@ -87,6 +88,15 @@ Diagnostics check_feasibility(const Scenario& s) {
             " is odd; hcpsim's schedules split each sequence into two halves (the load-balanced causal "
             "layout), so it must be even, also with context_parallel_size = 1",
         {"nearest valid: " + std::to_string(s.model.seq_length - 1) + " or " + std::to_string(s.model.seq_length + 1)});
+  if (!s.cluster.calibration_path.empty()) {
+    try {   // the cost model loads it; a file it cannot use is refused here, at the field
+      (void)load_calibration_file(s.cluster.calibration_path);
+    } catch (const std::exception& e) {
+      add_scenario_diagnostic(d, s, Severity::Error, "cluster.calibration", e.what(),
+                              {"`hcpsim calibrate` writes calibration files; relative paths are relative to the "
+                               "scenario file"});
+    }
+  }
   const double tasks = estimated_graph_tasks(s);
   if (tasks > kMaxGraphTasks) {
     char buf[160];

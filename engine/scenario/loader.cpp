@@ -11,6 +11,7 @@
 #include "engine/scenario/convert.h"
 #include "engine/scenario/overrides.h"
 #include "engine/scenario/scenario_file.h"
+#include "engine/scenario/yaml_documents.h"
 
 namespace hcpsim {
 
@@ -74,9 +75,32 @@ Scenario load_text(const std::string& text, const LoadOptions& options, const st
     diags.error("", "the scenario is empty", 1, 1, {"start from one of the files in scenarios/"});
     fail();
   }
-  std::vector<YAML::Node> docs;
+  YAML::Node root;
   try {
-    docs = YAML::LoadAll(text);
+    const detail::YamlDocumentScan scan = detail::scan_yaml_documents(text);
+    if (scan.stalled) {
+      const std::size_t at = scan.stall_mark.pos >= 0 ? static_cast<std::size_t>(scan.stall_mark.pos) : 0;
+      const char c = at < text.size() ? text[at] : '?';
+      diags.error("", std::string("YAML syntax error: unexpected '") + c +
+                          "' where a value or a key should start (outside any [list] or {mapping})",
+                  scan.stall_mark.line + 1, scan.stall_mark.column + 1);
+      fail();
+    }
+    if (scan.documents == 0 || (scan.documents == 1 && scan.first_is_null)) {
+      diags.error("", "the scenario has no YAML content (only comments or an empty document)", 1, 1,
+                  {"start from one of the files in scenarios/"});
+      fail();
+    }
+    if (scan.documents > 1) {
+      const auto& m = scan.second_content_mark;
+      const std::string n = scan.documents > detail::YamlDocumentScan::kMaxDocuments
+                                ? "more than " + std::to_string(detail::YamlDocumentScan::kMaxDocuments)
+                                : std::to_string(scan.documents);
+      diags.error("", "the scenario holds " + n + " YAML documents; a scenario is exactly one",
+                  m.is_null() ? 1 : m.line + 1, m.is_null() ? 1 : m.column + 1);
+      fail();
+    }
+    root = YAML::Load(text);
   } catch (const YAML::ParserException& e) {
     diags.error("", "YAML syntax error: " + e.msg, e.mark.line + 1, e.mark.column + 1);
     fail();
@@ -85,19 +109,6 @@ Scenario load_text(const std::string& text, const LoadOptions& options, const st
                 e.mark.is_null() ? 1 : e.mark.column + 1);
     fail();
   }
-  if (docs.empty() || (docs.size() == 1 && docs[0].IsNull())) {
-    diags.error("", "the scenario has no YAML content (only comments or an empty document)", 1, 1,
-                {"start from one of the files in scenarios/"});
-    fail();
-  }
-  if (docs.size() > 1) {
-    const auto& m = docs[1].Mark();
-    diags.error("", "the scenario holds " + std::to_string(docs.size()) +
-                        " YAML documents; a scenario is exactly one",
-                m.is_null() ? 0 : m.line + 1, m.is_null() ? 0 : m.column + 1);
-    fail();
-  }
-  YAML::Node root = docs[0];
   std::vector<detail::OverrideSource> applied;
   if (root.IsMap()) {
     applied = detail::apply_overrides(root, options.overrides, diags);

@@ -9,6 +9,8 @@
 namespace hcpsim {
 
 // Reads `path` into `text`; false with an error in `diags` (naming the path and why) when it cannot.
-bool read_scenario_bytes(const std::string& path, std::string& text, Diagnostics& diags);
+// `what` names the file in messages ("scenario file", "calibration file").
+bool read_scenario_bytes(const std::string& path, std::string& text, Diagnostics& diags,
+                         const std::string& what = "scenario file");
 
 }  // namespace hcpsim

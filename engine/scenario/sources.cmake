@@ -2,6 +2,7 @@ target_sources(hcpsim_engine PRIVATE
   ${CMAKE_CURRENT_LIST_DIR}/scenario.cpp
   ${CMAKE_CURRENT_LIST_DIR}/schema.cpp
   ${CMAKE_CURRENT_LIST_DIR}/yaml_reader.cpp
+  ${CMAKE_CURRENT_LIST_DIR}/yaml_documents.cpp
   ${CMAKE_CURRENT_LIST_DIR}/presets.cpp
   ${CMAKE_CURRENT_LIST_DIR}/overrides.cpp
   ${CMAKE_CURRENT_LIST_DIR}/convert.cpp

@@ -57,9 +57,25 @@ SourceLocation YamlReader::where(const YAML::Node& n, const std::string& path) c
   if (n.IsDefined() && !n.Mark().is_null()) {
     loc.line = n.Mark().line + 1;
     loc.column = n.Mark().column + 1;
-  } else if (locations_ != nullptr) {
-    auto it = locations_->find(path);
-    if (it != locations_->end()) loc = it->second;
+    return loc;
+  }
+  // A node an override created has no mark: use the nearest recorded parent, else the override that
+  // created a sibling (e.g. cluster.gpu.name=x made cluster.gpu, whose bf16_tflops is then missing).
+  for (std::string p = path; !p.empty();) {
+    if (locations_ != nullptr) {
+      auto it = locations_->find(p);
+      if (it != locations_->end()) return it->second;
+    }
+    for (std::size_t i = overrides_.size(); i-- > 0;) {
+      const std::string& o = overrides_[i].path;
+      if (o.size() > p.size() && o.compare(0, p.size(), p) == 0 && (o[p.size()] == '.' || o[p.size()] == '[')) {
+        loc.override_index = static_cast<int>(i) + 1;
+        return loc;
+      }
+    }
+    const auto cut = p.find_last_of(".[");
+    if (cut == std::string::npos) break;
+    p.resize(cut);
   }
   return loc;
 }
@@ -68,7 +84,7 @@ static std::string with_override(const SourceLocation& loc, const std::vector<Ov
                                  std::string message) {
   if (loc.override_index <= 0) return message;
   return "<override " + std::to_string(loc.override_index) + ": '" +
-         ov[static_cast<std::size_t>(loc.override_index - 1)].text + "'> " + message;
+         clip(ov[static_cast<std::size_t>(loc.override_index - 1)].text) + "'> " + message;
 }
 
 void YamlReader::error(const YAML::Node& n, const std::string& path, std::string message,

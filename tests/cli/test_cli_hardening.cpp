@@ -67,7 +67,7 @@ TEST_F(Hardening, FileLargerThanTheLimitIsRefusedBeforeReading) {
   fs::resize_file(big, 50u << 20);   // 50 MiB (sparse)
   const auto r = run("validate '" + big.string() + "'");
   EXPECT_EQ(r.exit_code, 1) << r.err;
-  EXPECT_NE(r.err.find("is 50.0 MiB; scenario files are at most 4.0 MiB"), std::string::npos) << r.err;
+  EXPECT_NE(r.err.find("is 50.0 MiB; a scenario file is at most 4.0 MiB"), std::string::npos) << r.err;
 }
 
 TEST_F(Hardening, BackwardOnlyReportHasNoNegativeRank) {

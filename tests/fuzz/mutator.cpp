@@ -166,7 +166,7 @@ void Mutator::mutate_once(std::string& s) {
 
 std::string Mutator::next() {
   std::string s = corpus_[below(corpus_.size())];
-  const std::size_t n = 1 + below(4);
+  const std::size_t n = below(2) == 0 ? 1 : 1 + below(4);   // one edit half the time: more inputs stay valid
   for (std::size_t i = 0; i < n; ++i) mutate_once(s);
   if (s.size() > kMaxInputBytes) s.resize(kMaxInputBytes);
   return s;
