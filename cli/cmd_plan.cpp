@@ -84,8 +84,11 @@ int run_plan_command(const PlanArgs& a) {
       const auto now = std::chrono::steady_clock::now();
       if (now - last > std::chrono::seconds(5)) {
         last = now;
-        std::fprintf(stderr, "plan: predicting configuration %zu (of at most %zu), %.0f s so far\n", done, total,
-                     std::chrono::duration<double>(now - start).count());
+        const double elapsed = std::chrono::duration<double>(now - start).count();
+        std::fprintf(stderr,
+                     "plan: predicting configuration %zu (of at most %zu), %.0f s so far, at most about %.0f s "
+                     "left at this pace\n",
+                     done, total, elapsed, elapsed / static_cast<double>(done) * static_cast<double>(total - done));
       }
       return predict_scenario(s, a.backend, registry);
     };
