@@ -2,6 +2,7 @@
 #include <CLI/CLI.hpp>
 #include <iostream>
 
+#include "cli/arg_checks.h"
 #include "cli/commands.h"
 #include "cli/scenario_args.h"
 #include "engine/graph/graph_export.h"
@@ -26,8 +27,8 @@ void add_graph_command(CLI::App& app, CliContext& ctx) {
   auto args = std::make_shared<GraphArgs>();
   auto* cmd = app.add_subcommand("graph", "Print the per-rank task graph of a scenario (text, dot or json)");
   add_scenario_args(*cmd, args->scenario);
-  cmd->add_option("--rank", args->rank, "only this global rank");
-  cmd->add_option("--layer", args->layer, "only this layer (0-based)");
+  cmd->add_option("--rank", args->rank, "only this global rank (0 .. world size - 1)")->check(int_range(0, kMaxGpus - 1));
+  cmd->add_option("--layer", args->layer, "only this layer (0 .. simulation.layers - 1)")->check(int_range(0, 1 << 30));
   cmd->add_option("--pass", args->pass, "only this pass")->check(CLI::IsMember({"forward", "backward"}));
   cmd->add_option("--format", args->format, "output format")->check(CLI::IsMember({"text", "dot", "json"}));
   cmd->footer(
@@ -44,6 +45,19 @@ void add_graph_command(CLI::App& app, CliContext& ctx) {
       return;
     }
     const Scenario& s = *loaded;
+    if (args->rank >= s.world_size()) {
+      std::cerr << "hcpsim graph: --rank " << args->rank << " is outside 0.." << s.world_size() - 1 << " (world size "
+                << s.world_size() << ")\n";
+      ctx.exit_code = 2;
+      return;
+    }
+    if (args->layer >= s.simulation.layers) {
+      std::cerr << "hcpsim graph: --layer " << args->layer << " is outside 0.." << s.simulation.layers - 1
+                << " (the graph holds simulation.layers = " << s.simulation.layers
+                << "; raise it with simulation.layers=N)\n";
+      ctx.exit_code = 2;
+      return;
+    }
     const RankLayout layout = RankLayout::from_scenario(s);
     GraphOptions opt = graph_options_from(s);
     const TaskGraph g = build_task_graph(s, layout, opt);
@@ -51,11 +65,6 @@ void add_graph_command(CLI::App& app, CliContext& ctx) {
     f.rank = args->rank;
     f.layer = args->layer;
     if (!args->pass.empty()) f.pass = args->pass == "forward" ? Pass::Forward : Pass::Backward;
-    if (f.rank >= layout.world_size()) {
-      std::cerr << "hcpsim graph: --rank " << f.rank << " is outside 0.." << layout.world_size() - 1 << '\n';
-      ctx.exit_code = 1;
-      return;
-    }
     if (args->format == "json") {
       write_graph_json(g, f, std::cout);
     } else if (args->format == "dot") {

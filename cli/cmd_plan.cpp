@@ -1,11 +1,13 @@
 // hcpsim plan: enumerate every parallel layout of the scenario's model on N GPUs, keep the valid ones
 // that fit in memory, predict them and print the best K with one sentence each.
 #include <CLI/CLI.hpp>
+#include <chrono>
 #include <cmath>
 #include <cstdio>
 #include <iostream>
 #include <nlohmann/json.hpp>
 
+#include "cli/arg_checks.h"
 #include "cli/commands.h"
 #include "engine/backend/backend.h"
 #include "engine/planning/planner.h"
@@ -72,8 +74,25 @@ int run_plan_command(const PlanArgs& a) {
   po.memory.recompute = parse_recompute(a.recompute);
   PlanOutcome out;
   try {
-    out = plan(base, po, [](const Scenario& s) { return validate(s); },
-               [&](const Scenario& s) { return predict_scenario(s, a.backend, registry); });
+    // Progress on stderr every few seconds: a plan over many GPUs predicts hundreds of layouts.
+    const std::size_t total = enumerate_candidates(base, a.gpus > 0 ? a.gpus : base.world_size()).size();
+    const auto start = std::chrono::steady_clock::now();
+    auto last = start;
+    std::size_t done = 0;
+    auto predict = [&](const Scenario& s) {
+      ++done;
+      const auto now = std::chrono::steady_clock::now();
+      if (now - last > std::chrono::seconds(5)) {
+        last = now;
+        const double elapsed = std::chrono::duration<double>(now - start).count();
+        std::fprintf(stderr,
+                     "plan: predicting configuration %zu (of at most %zu), %.0f s so far, at most about %.0f s "
+                     "left at this pace\n",
+                     done, total, elapsed, elapsed / static_cast<double>(done) * static_cast<double>(total - done));
+      }
+      return predict_scenario(s, a.backend, registry);
+    };
+    out = plan(base, po, [](const Scenario& s) { return validate(s); }, predict);
   } catch (const std::invalid_argument& e) {
     std::cerr << "hcpsim plan: " << e.what() << '\n';
     return 2;
@@ -141,15 +160,17 @@ void add_plan_command(CLI::App& app, CliContext& ctx) {
   auto* cmd = app.add_subcommand("plan", "Find the best valid parallel layouts (tp, cp, comm type, split) that fit in memory");
   auto args = std::make_shared<PlanArgs>();
   cmd->add_option("FILE", args->positional, "scenario file followed by key.path=value overrides")->required();
-  cmd->add_option("--gpus", args->gpus, "number of GPUs (default: the scenario's nodes x gpus_per_node)")
-      ->check(CLI::PositiveNumber);
-  cmd->add_option("--top", args->top, "how many configurations to print (default 5)")->check(CLI::PositiveNumber);
-  cmd->add_option("--backend", args->backend, "backend that predicts each configuration (default analytic)");
+  cmd->add_option("--gpus", args->gpus, "number of GPUs, 1.." + std::to_string(kMaxGpus) +
+                                          " (default: the scenario's nodes x gpus_per_node)")
+      ->check(int_range(1, kMaxGpus));
+  cmd->add_option("--top", args->top, "how many configurations to print (default 5)")->check(int_range(1, 1000));
+  cmd->add_option("--backend", args->backend, "backend that predicts each configuration (default analytic)")
+      ->check(non_empty("--backend: the backend name"));
   cmd->add_option("--metric", args->metric, "ranking metric: step_s (default), attention_s, attention_tflops_per_gpu, ...");
   cmd->add_option("--recompute", args->recompute, "activation recomputation assumed for memory: none | selective | full")
       ->check(CLI::IsMember({"none", "selective", "full"}));
   cmd->add_option("--format", args->format, "text | json");
-  cmd->add_option("-j,--jobs", args->jobs, "predict in this many worker processes (default 1)")->check(CLI::PositiveNumber);
+  cmd->add_option("-j,--jobs", args->jobs, "predict in this many worker processes (default 1)")->check(int_range(1, 1024));
   cmd->footer(
       "Examples:\n"
       "  hcpsim plan scenarios/llama3-70b-128k-dgx-h100-hcp.yaml --gpus 64 --top 5\n"

@@ -5,7 +5,9 @@
 #include <iostream>
 #include <memory>
 
+#include "cli/arg_checks.h"
 #include "cli/commands.h"
+#include "engine/core/internal_error.h"
 #include "cli/scenario_args.h"
 #include "engine/backend/backend.h"
 #include "engine/cost/route.h"
@@ -98,11 +100,14 @@ int run(const SimulateArgs& args) {
         return 1;
       }
       write_chrome_trace(r.trace, out);
+      if (!finish_output_file(out, args.trace_path, "hcpsim simulate: --trace")) return 1;
     }
     if (args.format == "json") std::cout << report_to_json(r.report);
     else if (args.format == "csv") std::cout << report_to_csv(r.report);
     else std::cout << report_to_text(r.report);
     return 0;
+  } catch (const InternalError&) {
+    throw;   // exit 3 in main
   } catch (const std::exception& e) {
     std::cerr << args.scenario.file << ": error: " << e.what() << '\n';
     return 1;
@@ -116,11 +121,14 @@ void add_simulate_command(CLI::App& app, CliContext& ctx) {
   auto* cmd = app.add_subcommand("simulate", "predict attention, layer and step time of a scenario");
   add_scenario_args(*cmd, args->scenario);
   cmd->add_option("--backend", args->backend,
-                  "timing backend (default: the scenario's simulation.backend); valid names depend on the build");
+                  "timing backend (default: the scenario's simulation.backend); valid names depend on the build")
+      ->check(non_empty("--backend: the backend name"));
   cmd->add_option("--format", args->format, "report format")->check(CLI::IsMember({"text", "json", "csv"}));
-  cmd->add_option("--trace", args->trace_path, "also write a Chrome-trace/Perfetto JSON file");
+  cmd->add_option("--trace", args->trace_path, "also write a Chrome-trace/Perfetto JSON file")
+      ->check(non_empty("--trace: the file name"));
   cmd->add_option("--explain-route", args->explain_route, "print the links between global ranks A and B, then exit")
-      ->expected(2);
+      ->expected(2)
+      ->check(int_range(0, kMaxGpus - 1));
   cmd->footer(
       "Examples:\n"
       "  hcpsim simulate scenarios/llama3-70b-128k-dgx-h100-hcp.yaml --backend analytic\n"

@@ -8,6 +8,7 @@
 #include <map>
 #include <iostream>
 
+#include "cli/arg_checks.h"
 #include "cli/commands.h"
 #include "cli/plot_chart.h"
 #include "engine/backend/backend.h"
@@ -85,7 +86,14 @@ int run_sweep_command(const SweepArgs& a) {
   } else {
     spec.base_path = file;
   }
-  for (const auto& v : a.vary) spec.groups.push_back(parse_vary(v));
+  for (const auto& v : a.vary) {
+    try {
+      spec.groups.push_back(parse_vary(v));
+    } catch (const std::invalid_argument& e) {   // a malformed --vary is a usage error
+      std::cerr << "hcpsim sweep: " << e.what() << '\n';
+      return 2;
+    }
+  }
   if (spec.groups.empty()) {
     std::cerr << "hcpsim sweep: nothing to vary: give --vary KEY=V1,V2,... or a sweep file with `vary:`\n";
     return 2;
@@ -101,6 +109,14 @@ int run_sweep_command(const SweepArgs& a) {
   if (a.format != "table" && a.format != "csv" && a.format != "json") {
     std::cerr << "hcpsim sweep: --format " << a.format << ": valid formats are table, csv, json\n";
     return 2;
+  }
+  if (!a.out.empty()) {
+    const std::string ext = std::filesystem::path(a.out).extension().string();
+    if (ext != ".csv" && ext != ".json" && ext != ".jsonl") {
+      std::cerr << "hcpsim sweep: --out " << a.out << ": the file name must end in .csv, .json or .jsonl (got '"
+                << ext << "'), which chooses the format\n";
+      return 2;
+    }
   }
   if (a.resume && a.out.empty()) {
     std::cerr << "hcpsim sweep: --resume needs --out FILE (the results file to continue)\n";
@@ -171,7 +187,8 @@ void add_sweep_command(CLI::App& app, CliContext& ctx) {
                   "key.path=value overrides applied to every point")
       ->required();
   cmd->add_option("--vary", args->vary, "KEY=V1,V2,...: one axis (repeatable; [a,b] lists keep their commas)");
-  cmd->add_option("--backend", args->backend, "backend for every point (default: the scenario's)");
+  cmd->add_option("--backend", args->backend, "backend for every point (default: the scenario's)")
+      ->check(non_empty("--backend: the backend name"));
   cmd->add_option("--out", args->out, "append each result to FILE as it finishes (.csv, or .json/.jsonl: JSON lines)");
   cmd->add_option("--format", args->format, "final table on stdout: table | csv | json");
   cmd->add_option("--sort", args->sort,
@@ -180,10 +197,11 @@ void add_sweep_command(CLI::App& app, CliContext& ctx) {
                   "attention_tflops_per_gpu, exposed_comm_s, memory_per_gpu_gib");
   cmd->add_option("--plot", args->plot, "chart of the sort metric against the first axis (.png or .svg; needs the GUI build)");
   cmd->add_flag("--resume", args->resume, "skip the points already in --out (an interrupted sweep continues)");
-  cmd->add_option("-j,--jobs", args->jobs, "worker processes at once (default: number of CPUs)")->check(CLI::NonNegativeNumber);
+  cmd->add_option("-j,--jobs", args->jobs, "worker processes at once (default: number of CPUs)")->check(int_range(0, 1024));
   cmd->add_option("--recompute", args->recompute, "activation recomputation for the memory estimate: none | selective | full")
       ->check(CLI::IsMember({"none", "selective", "full"}));
-  cmd->add_option("--timeout", args->timeout_s, "kill a point that runs longer than this many seconds (0 = never)");
+  cmd->add_option("--timeout", args->timeout_s, "kill a point that runs longer than this many seconds (0 = never)")
+      ->check(CLI::Range(0.0, 1e6));
   cmd->footer(
       "Examples:\n"
       "  hcpsim sweep scenarios/sweeps/beyond-kv-heads.yaml --out results.csv --plot chart.png\n"

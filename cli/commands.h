@@ -1,7 +1,8 @@
 #pragma once
 // One file per subcommand (cmd_<name>.cpp); each adds itself to the CLI11 app. The command bodies
 // only parse arguments and call engine/sim/kernels; they return the process exit code through
-// CliContext::exit_code (0 ok, 1 invalid input or failed check, 2 usage error).
+// CliContext::exit_code (0 ok, 1 invalid input, failed check or write error, 2 usage error; main
+// turns an InternalError into 3).
 #include <string>
 #include <vector>
 

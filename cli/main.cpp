@@ -1,10 +1,12 @@
 // hcpsim command line: subcommands parse arguments and call the libraries.
 #include <CLI/CLI.hpp>
+#include <cstdio>
 #include <exception>
 #include <iostream>
 #include <string>
 
 #include "cli/commands.h"
+#include "engine/core/internal_error.h"
 
 int main(int argc, char** argv) {
   using namespace hcpsim::cli;
@@ -50,9 +52,19 @@ int main(int argc, char** argv) {
   } catch (const CLI::ParseError& e) {
     app.exit(e);
     return 2;   // usage error
+  } catch (const hcpsim::InternalError& e) {
+    std::cerr << "hcpsim: internal error: " << e.what()
+              << "\n  this is a bug in hcpsim, not a problem of the input: please report it with the scenario "
+                 "file and the command line\n";
+    return 3;
   } catch (const std::exception& e) {
     std::cerr << "hcpsim: error: " << e.what() << '\n';
     return 1;
+  }
+  // A result that could not be written (full disk, closed pipe) is a failure, not a silent success.
+  if (std::fflush(stdout) != 0 || !std::cout.flush()) {
+    std::cerr << "hcpsim: error: cannot write to standard output\n";
+    return ctx.exit_code == 0 ? 1 : ctx.exit_code;
   }
   return ctx.exit_code;
 }

@@ -4,32 +4,35 @@
 
 namespace hcpsim {
 
+void Diagnostics::add(Diagnostic d) {
+  std::size_t& kept = d.severity == Severity::Error ? errors_ : warnings_;
+  if (d.severity != Severity::Note && kept >= kMaxKept) {
+    ++dropped_;
+    return;
+  }
+  if (d.severity != Severity::Note) ++kept;
+  items_.push_back(std::move(d));
+}
+
 void Diagnostics::error(std::string path, std::string message, int line, int column,
                         std::vector<std::string> hints) {
-  items_.push_back({Severity::Error, std::move(path), line, column, std::move(message), std::move(hints)});
+  add({Severity::Error, std::move(path), line, column, std::move(message), std::move(hints)});
 }
 
 void Diagnostics::warning(std::string path, std::string message, int line, int column,
                           std::vector<std::string> hints) {
-  items_.push_back({Severity::Warning, std::move(path), line, column, std::move(message), std::move(hints)});
+  add({Severity::Warning, std::move(path), line, column, std::move(message), std::move(hints)});
 }
 
 bool Diagnostics::has_errors() const { return error_count() > 0; }
 
-std::size_t Diagnostics::error_count() const {
-  std::size_t n = 0;
-  for (const auto& d : items_) n += d.severity == Severity::Error;
-  return n;
-}
+std::size_t Diagnostics::error_count() const { return errors_; }
 
-std::size_t Diagnostics::warning_count() const {
-  std::size_t n = 0;
-  for (const auto& d : items_) n += d.severity == Severity::Warning;
-  return n;
-}
+std::size_t Diagnostics::warning_count() const { return warnings_; }
 
 void Diagnostics::append(const Diagnostics& other) {
-  items_.insert(items_.end(), other.items_.begin(), other.items_.end());
+  for (const auto& d : other.items_) add(d);
+  dropped_ += other.dropped_;
 }
 
 std::string format_diagnostic(const Diagnostic& d, const std::string& file) {
@@ -51,6 +54,10 @@ std::string format_diagnostic(const Diagnostic& d, const std::string& file) {
 std::string format_diagnostics(const Diagnostics& ds, const std::string& file) {
   std::string out;
   for (const auto& d : ds.items()) out += format_diagnostic(d, file);
+  if (ds.dropped() > 0)
+    out += (file.empty() ? std::string("<input>") : file) + ": note: " + std::to_string(ds.dropped()) +
+           " more diagnostics not shown (the first " + std::to_string(Diagnostics::kMaxKept) +
+           " errors and warnings are)\n";
   return out;
 }
 

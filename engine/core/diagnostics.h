@@ -20,7 +20,11 @@ struct Diagnostic {
 
 class Diagnostics {
  public:
-  void add(Diagnostic d) { items_.push_back(std::move(d)); }
+  // At most this many errors and as many warnings are kept; later ones are only counted (dropped()),
+  // so input with millions of mistakes neither floods the terminal nor fills memory.
+  static constexpr std::size_t kMaxKept = 100;
+
+  void add(Diagnostic d);
   void error(std::string path, std::string message, int line = 0, int column = 0,
              std::vector<std::string> hints = {});
   void warning(std::string path, std::string message, int line = 0, int column = 0,
@@ -31,9 +35,11 @@ class Diagnostics {
   const std::vector<Diagnostic>& items() const { return items_; }
   bool empty() const { return items_.empty(); }
   void append(const Diagnostics& other);
+  std::size_t dropped() const { return dropped_; }   // diagnostics beyond kMaxKept, not stored
 
  private:
   std::vector<Diagnostic> items_;
+  std::size_t errors_ = 0, warnings_ = 0, dropped_ = 0;
 };
 
 // One diagnostic in compiler style: "FILE:LINE:COL: error: path: message\n  hint: ...\n".

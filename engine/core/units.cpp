@@ -117,6 +117,10 @@ QuantityResult parse_quantity(std::string_view text, QuantityKind kind) {
         r.error = what + " must be positive, got '" + std::string(t) + "'";
         return r;
       }
+      if (!std::isfinite(v * u.factor)) {
+        r.error = "'" + std::string(t) + "' is too large to be a " + what;
+        return r;
+      }
       r.value = v * u.factor;
       return r;
     }

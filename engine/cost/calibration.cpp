@@ -1,4 +1,5 @@
 #include "engine/cost/calibration.h"
+#include "engine/scenario/scenario_file.h"
 
 #include <yaml-cpp/yaml.h>
 
@@ -155,11 +156,13 @@ Calibration load_calibration_string(const std::string& yaml, const std::string& 
 }
 
 Calibration load_calibration_file(const std::string& path) {
-  std::ifstream in(path);
-  if (!in) throw std::runtime_error(path + ": error: calibration: cannot open file");
-  std::stringstream ss;
-  ss << in.rdbuf();
-  return load_calibration_string(ss.str(), path);
+  // Same rules as scenario files: a regular file of bounded size, read without blocking.
+  Diagnostics diags;
+  std::string text;
+  if (!read_scenario_bytes(path, text, diags, "calibration file"))
+    throw std::runtime_error(path + ": error: calibration: " +
+                             (diags.items().empty() ? std::string("cannot read file") : diags.items().front().message));
+  return load_calibration_string(text, path);
 }
 
 std::string calibration_to_yaml(const Calibration& c) {

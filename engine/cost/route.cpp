@@ -8,8 +8,9 @@ namespace hcpsim {
 RouteModel::RouteModel(const Scenario& s, const CostModel& cost) : s_(s), cost_(cost) {
   const int nodes = std::max(1, s.cluster.nodes);
   nics_ = std::max(1, s.cluster.nics_per_node);
-  factor_.assign(static_cast<std::size_t>(nodes * nics_), 1.0);
-  std::vector<char> failed(static_cast<std::size_t>(nodes * nics_), 0);
+  const std::size_t slots = static_cast<std::size_t>(nodes) * static_cast<std::size_t>(nics_);
+  factor_.assign(slots, 1.0);
+  std::vector<char> failed(slots, 0);
   for (std::size_t i = 0; i < s.cluster.faults.size(); ++i) {
     const Fault& f = s.cluster.faults[i];
     if (f.kind == Fault::Kind::Straggler) continue;
@@ -20,7 +21,7 @@ RouteModel::RouteModel(const Scenario& s, const CostModel& cost) : s_(s), cost_(
     if (f.nic < 0 || f.nic >= nics_)
       throw std::invalid_argument(field + ".nic: " + std::to_string(f.nic) + " is outside 0.." +
                                   std::to_string(nics_ - 1));
-    const auto k = static_cast<std::size_t>(f.node * nics_ + f.nic);
+    const std::size_t k = slot(f.node, f.nic);
     if (f.kind == Fault::Kind::FailedNic) {
       failed[k] = 1;
     } else {
@@ -36,8 +37,8 @@ RouteModel::RouteModel(const Scenario& s, const CostModel& cost) : s_(s), cost_(
     for (int i = 0; i < nics_; ++i)
       for (int k = 0; k < nics_; ++k) {
         const int cand = (i + k) % nics_;
-        if (!failed[static_cast<std::size_t>(n * nics_ + cand)]) {
-          target_[static_cast<std::size_t>(n * nics_ + i)] = cand;
+        if (!failed[slot(n, cand)]) {
+          target_[slot(n, i)] = cand;
           break;
         }
       }
@@ -47,12 +48,12 @@ int RouteModel::nic_of(int rank) const {
   const int gpn = std::max(1, s_.cluster.gpus_per_node);
   const int node = rank / gpn;
   const int nic = (rank % gpn) % nics_;
-  return target_.at(static_cast<std::size_t>(node * nics_ + nic));
+  return target_.at(slot(node, nic));
 }
 
 double RouteModel::nic_Bps(int node, int nic) const {
   const double nominal = s_.cluster.nic_bandwidth_Bps;
-  double bw = nominal * factor_.at(static_cast<std::size_t>(node * nics_ + nic));
+  double bw = nominal * factor_.at(slot(node, nic));
   if (s_.cluster.oversubscription > 1.0) bw = std::min(bw, nominal / s_.cluster.oversubscription);
   return bw;
 }

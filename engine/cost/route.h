@@ -41,6 +41,11 @@ class RouteModel {
   const CostModel& cost() const { return cost_; }
 
  private:
+  // Index of NIC `nic` of `node` in factor_ / target_ (64-bit: nodes x nics can exceed an int).
+  std::size_t slot(int node, int nic) const {
+    return static_cast<std::size_t>(node) * static_cast<std::size_t>(nics_) + static_cast<std::size_t>(nic);
+  }
+
   const Scenario& s_;
   const CostModel& cost_;
   int nics_ = 1;

@@ -53,8 +53,12 @@ std::vector<CriticalPathEntry> critical_path(const Trace& t) {
     if (is_communication(ev[cur].kind)) cur = latest_partner(cur);
     if (!visited.insert(cur).second) break;
     const auto& e = ev[cur];
-    path.push_back({e.task, e.rank, e.kind, e.name, e.start_s, std::min(e.end_s, frontier)});
-    frontier = e.start_s;
+    // The predecessor search allows `tol` of overlap, so a task may end a hair after the frontier it
+    // hands over to; the entry is clipped to [start, frontier] and never has a negative length.
+    const double end = std::min(e.end_s, frontier);
+    const double start = std::min(e.start_s, end);
+    path.push_back({e.task, e.rank, e.kind, e.name, start, end});
+    frontier = start;
     // Predecessor: same rank, latest end not after this start.
     const auto& v = by_rank[e.rank];
     auto it = std::upper_bound(v.begin(), v.end(), e.start_s + tol,

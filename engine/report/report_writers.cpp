@@ -5,6 +5,7 @@
 #include <sstream>
 
 #include "engine/report/report.h"
+#include "engine/report/report_guard.h"
 
 namespace hcpsim {
 namespace {
@@ -24,9 +25,13 @@ void row(std::ostringstream& os, const std::string& name, const std::string& val
   os << buf;
 }
 
+// A layer's slowest rank, or null when its pass was not simulated (-1).
+nlohmann::json rank_or_null(int rank) { return rank < 0 ? nlohmann::json(nullptr) : nlohmann::json(rank); }
+
 }  // namespace
 
 std::string report_to_text(const Report& r, const ReportOptions& options) {
+  check_report_values(r);
   std::ostringstream os;
   os << "hcpsim report: " << r.scenario << " (backend " << r.backend << ")\n";
   os << "  world size " << r.world_size << ", " << r.gpus_per_node << " GPUs per node, " << r.tasks << " tasks, "
@@ -91,6 +96,7 @@ std::string report_to_text(const Report& r, const ReportOptions& options) {
 }
 
 std::string report_to_json(const Report& r) {
+  check_report_values(r);
   using nlohmann::json;
   json j;
   j["scenario"] = r.scenario;
@@ -125,8 +131,8 @@ std::string report_to_json(const Report& r) {
                       {"layer_backward_s", l.layer_backward_s},
                       {"exposed_comm_forward_s", l.exposed_comm_forward_s},
                       {"exposed_comm_backward_s", l.exposed_comm_backward_s},
-                      {"slowest_rank_forward", l.slowest_rank_forward},
-                      {"slowest_rank_backward", l.slowest_rank_backward}});
+                      {"slowest_rank_forward", rank_or_null(l.slowest_rank_forward)},
+                      {"slowest_rank_backward", rank_or_null(l.slowest_rank_backward)}});
   j["layers"] = layers;
   json cp = json::array();
   for (const auto& c : r.critical_path)
@@ -148,6 +154,7 @@ std::string report_to_json(const Report& r) {
 }
 
 std::string report_to_csv(const Report& r) {
+  check_report_values(r);
   std::ostringstream os;
   os << "metric,value,unit\n";
   auto put = [&](const char* name, double v, const char* unit) { os << name << ',' << fmt("%.9g", v) << ',' << unit << '\n'; };

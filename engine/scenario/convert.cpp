@@ -1,13 +1,21 @@
 // The top level, `model:`, `train:`, `dist:` and `simulation:` sections.
 #include "engine/scenario/convert.h"
 
-#include <regex>
+#include "engine/scenario/limits.h"
 
 namespace hcpsim::detail {
 
 namespace {
 
-constexpr long long kMaxWorldSize = 262144;   // GPUs
+constexpr long long kMaxWorldSize = limits::kMaxWorldSize;   // GPUs
+
+// The scenario name's alphabet: a-z, 0-9, '.', '_', '-' (checked by hand: a regex recurses per character).
+bool is_valid_name(const std::string& s) {
+  if (s.empty()) return false;
+  for (const char c : s)
+    if (!((c >= 'a' && c <= 'z') || (c >= '0' && c <= '9') || c == '.' || c == '_' || c == '-')) return false;
+  return true;
+}
 
 // cp_comm_type names as TE spells them; "allgather" is Megatron's help-text spelling that TE rejects.
 std::optional<CpCommType> comm_type_of(const YAML::Node& n, const std::string& path, YamlReader& r) {
@@ -61,6 +69,7 @@ void convert_model(const YAML::Node& m, YamlReader& r, Scenario& s) {
       std::vector<CpCommType> list;
       bool ok = n.size() > 0;
       if (!ok) r.error(n, path, "cp_comm_type list is empty", {"give one entry per layer, or a single name"});
+      if (!r.check_list_size(n, path, limits::kMaxLayerList)) return;
       for (std::size_t i = 0; i < n.size(); ++i) {
         r.record_item(n[i], path + "[" + std::to_string(i) + "]");
         auto t = comm_type_of(n[i], path + "[" + std::to_string(i) + "]", r);
@@ -80,8 +89,9 @@ void convert_model(const YAML::Node& m, YamlReader& r, Scenario& s) {
       r.error(n, path, std::string("expected a list of sizes such as [4, 2], got ") + node_kind(n));
     } else {
       std::vector<int> sizes;
-      bool ok = true;
-      for (std::size_t i = 0; i < n.size(); ++i) {
+      const bool fits = r.check_list_size(n, path, limits::kMaxHierarchicalLevels);
+      bool ok = fits;
+      for (std::size_t i = 0; fits && i < n.size(); ++i) {
         r.record_item(n[i], path + "[" + std::to_string(i) + "]");
         auto v = r.int_of(n[i], path + "[" + std::to_string(i) + "]", 1);
         if (v) sizes.push_back(static_cast<int>(*v));
@@ -95,7 +105,7 @@ void convert_model(const YAML::Node& m, YamlReader& r, Scenario& s) {
 void convert_simulation(const YAML::Node& m, YamlReader& r, Scenario& s) {
   const std::string P = "simulation";
   if (!r.check_map(m, P, P)) return;
-  if (auto v = r.get_string(m, P, "backend")) {
+  if (auto v = r.get_string(m, P, "backend", limits::kMaxNameChars)) {
     if (v->empty()) r.error(m["backend"], "simulation.backend", "backend name is empty",
                             {"e.g. simgrid or analytic (`hcpsim simulate --help` lists them)"});
     else s.simulation.backend = *v;
@@ -107,6 +117,7 @@ void convert_simulation(const YAML::Node& m, YamlReader& r, Scenario& s) {
       r.error(n, path, std::string("expected a non-empty list such as [forward, backward], got ") + node_kind(n));
       return;
     }
+    if (!r.check_list_size(n, path, 2)) return;
     bool fwd = false, bwd = false;
     for (std::size_t i = 0; i < n.size(); ++i) {
       const std::string ip = path + "[" + std::to_string(i) + "]";
@@ -133,10 +144,9 @@ void convert_scenario(const YAML::Node& root, YamlReader& r, const ConvertInputs
   if (!r.check_map(root, "", "")) return;
   if (!root["name"].IsDefined()) {
     r.error(root, "name", "missing required field 'name'", {"e.g. name: llama3-8b-128k-dgx-h100"});
-  } else if (auto v = r.get_string(root, "", "name")) {
-    static const std::regex valid("[a-z0-9._-]+");
-    if (!std::regex_match(*v, valid))
-      r.error(root["name"], "name", "name '" + *v + "' may only use a-z, 0-9, '.', '_' and '-'");
+  } else if (auto v = r.get_string(root, "", "name", limits::kMaxNameChars)) {
+    if (!is_valid_name(*v))
+      r.error(root["name"], "name", "name '" + clip(*v) + "' may only use a-z, 0-9, '.', '_' and '-'");
     else s.name = *v;
   }
   if (auto v = r.get_string(root, "", "description")) s.description = *v;

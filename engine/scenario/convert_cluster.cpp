@@ -2,6 +2,7 @@
 #include <filesystem>
 
 #include "engine/scenario/convert.h"
+#include "engine/scenario/limits.h"
 #include "engine/scenario/presets.h"
 #include "engine/scenario/schema.h"
 
@@ -207,7 +208,7 @@ void convert_cluster(const YAML::Node& c, YamlReader& r, const ConvertInputs& in
   if (const YAML::Node n = c["faults"]; n.IsDefined()) {
     if (!n.IsSequence()) {
       r.error(n, "cluster.faults", std::string("expected a list of faults, got ") + node_kind(n));
-    } else {
+    } else if (r.check_list_size(n, "cluster.faults", limits::kMaxFaults)) {
       out.faults.clear();
       for (std::size_t i = 0; i < n.size(); ++i) {
         Fault f;

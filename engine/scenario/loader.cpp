@@ -5,13 +5,13 @@
 
 #include <cstdlib>
 #include <filesystem>
-#include <fstream>
-#include <sstream>
 #include <system_error>
 #include <unistd.h>
 
 #include "engine/scenario/convert.h"
 #include "engine/scenario/overrides.h"
+#include "engine/scenario/scenario_file.h"
+#include "engine/scenario/yaml_documents.h"
 
 namespace hcpsim {
 
@@ -72,31 +72,44 @@ Scenario load_text(const std::string& text, const LoadOptions& options, const st
     fail();
   }
   if (text.find_first_not_of(" \t\r\n") == std::string::npos) {
-    diags.error("", "the scenario is empty", 0, 0, {"start from one of the files in scenarios/"});
+    diags.error("", "the scenario is empty", 1, 1, {"start from one of the files in scenarios/"});
     fail();
   }
-  std::vector<YAML::Node> docs;
+  YAML::Node root;
   try {
-    docs = YAML::LoadAll(text);
+    const detail::YamlDocumentScan scan = detail::scan_yaml_documents(text);
+    if (scan.stalled) {
+      const std::size_t at = scan.stall_mark.pos >= 0 ? static_cast<std::size_t>(scan.stall_mark.pos) : 0;
+      const char c = at < text.size() ? text[at] : '?';
+      diags.error("", std::string("YAML syntax error: unexpected '") + c +
+                          "' where a value or a key should start (outside any [list] or {mapping})",
+                  scan.stall_mark.line + 1, scan.stall_mark.column + 1);
+      fail();
+    }
+    if (scan.documents == 0 || (scan.documents == 1 && scan.first_is_null)) {
+      diags.error("", "the scenario has no YAML content (only comments or an empty document)", 1, 1,
+                  {"start from one of the files in scenarios/"});
+      fail();
+    }
+    if (scan.documents > 1) {
+      const auto& m = scan.second_content_mark;
+      const std::string n = scan.documents > detail::YamlDocumentScan::kMaxDocuments
+                                ? "more than " + std::to_string(detail::YamlDocumentScan::kMaxDocuments)
+                                : std::to_string(scan.documents);
+      diags.error("", "the scenario holds " + n + " YAML documents; a scenario is exactly one",
+                  m.is_null() ? 1 : m.line + 1, m.is_null() ? 1 : m.column + 1);
+      fail();
+    }
+    root = YAML::Load(text);
   } catch (const YAML::ParserException& e) {
     diags.error("", "YAML syntax error: " + e.msg, e.mark.line + 1, e.mark.column + 1);
     fail();
   } catch (const YAML::Exception& e) {
-    diags.error("", std::string("YAML error: ") + e.what());
+    diags.error("", std::string("YAML error: ") + e.what(), e.mark.is_null() ? 1 : e.mark.line + 1,
+                e.mark.is_null() ? 1 : e.mark.column + 1);
     fail();
   }
-  if (docs.empty() || (docs.size() == 1 && docs[0].IsNull())) {
-    diags.error("", "the scenario has no YAML content (only comments or an empty document)");
-    fail();
-  }
-  if (docs.size() > 1) {
-    const auto& m = docs[1].Mark();
-    diags.error("", "the scenario holds " + std::to_string(docs.size()) +
-                        " YAML documents; a scenario is exactly one",
-                m.is_null() ? 0 : m.line + 1, m.is_null() ? 0 : m.column + 1);
-    fail();
-  }
-  return load_scenario_node(docs[0], options, file, base_dir, warnings);
+  return load_scenario_node(root, options, file, base_dir, warnings);
 }
 
 }  // namespace
@@ -117,7 +130,8 @@ Scenario load_scenario_node(YAML::Node root, const LoadOptions& options, const s
   try {
     detail::convert_scenario(root, reader, in, s);
   } catch (const YAML::Exception& e) {   // defensive: yaml-cpp may throw on odd trees
-    diags.error("", std::string("YAML error: ") + e.what());
+    diags.error("", std::string("YAML error: ") + e.what(), e.mark.is_null() ? 1 : e.mark.line + 1,
+                e.mark.is_null() ? 1 : e.mark.column + 1);
   }
   if (diags.has_errors()) throw ScenarioError(diags, file);
   if (warnings != nullptr) warnings->append(diags);
@@ -132,35 +146,15 @@ Scenario load_scenario_string(const std::string& yaml, const LoadOptions& option
 
 Scenario load_scenario_file(const std::string& path, const LoadOptions& options, Diagnostics* warnings) {
   Diagnostics diags;
-  std::error_code ec;
-  const auto st = fs::status(path, ec);
   if (path.empty()) {
     diags.error("", "no scenario file given");
     throw ScenarioError(diags, "<none>");
   }
-  if (ec || !fs::exists(st)) {
-    diags.error("", "cannot open scenario file '" + path + "': no such file",
-                0, 0, {"example scenarios are in scenarios/*.yaml"});
-    throw ScenarioError(diags, path);
-  }
-  if (fs::is_directory(st)) {
-    diags.error("", "'" + path + "' is a directory, not a scenario file",
-                0, 0, {"pass a .yaml file, e.g. " + (fs::path(path) / "<name>.yaml").string()});
-    throw ScenarioError(diags, path);
-  }
-  std::ifstream f(path, std::ios::binary);
-  std::ostringstream buf;
-  if (!f || !(buf << f.rdbuf())) {
-    // An empty file also ends up here: operator<< with no characters sets failbit.
-    if (f && fs::file_size(path, ec) == 0 && !ec) {
-      diags.error("", "the scenario is empty", 0, 0, {"start from one of the files in scenarios/"});
-    } else {
-      diags.error("", "cannot read scenario file '" + path + "'");
-    }
-    throw ScenarioError(diags, path);
-  }
+  std::string text;
+  if (!read_scenario_bytes(path, text, diags)) throw ScenarioError(diags, path);
+  std::error_code ec;
   const fs::path base = fs::absolute(fs::path(path), ec).parent_path();
-  return load_text(buf.str(), options, path, base.string(), warnings);
+  return load_text(text, options, path, base.string(), warnings);
 }
 
 std::string default_hardware_dir() {

@@ -38,7 +38,7 @@ std::vector<OverrideSource> apply_overrides(YAML::Node& root, const std::vector<
   std::vector<OverrideSource> applied;
   for (std::size_t i = 0; i < overrides.size(); ++i) {
     const std::string& text = overrides[i];
-    const std::string tag = "<override " + std::to_string(i + 1) + ": '" + text + "'> ";
+    const std::string tag = "<override " + std::to_string(i + 1) + ": '" + clip(text) + "'> ";
     std::string path, value;
     if (!split_override(text, path, value)) {
       diags.error("", tag + "expected key.path=value", 0, 0,
@@ -46,7 +46,7 @@ std::vector<OverrideSource> apply_overrides(YAML::Node& root, const std::vector<
       continue;
     }
     if (!schema::is_known_path(path) || path.find("[]") != std::string::npos) {
-      diags.error(path, tag + "unknown field '" + path + "'", 0, 0,
+      diags.error(path, tag + "unknown field '" + clip(path) + "'", 0, 0,
                   {schema::did_you_mean(path, settable_paths())});
       continue;
     }
@@ -54,7 +54,7 @@ std::vector<OverrideSource> apply_overrides(YAML::Node& root, const std::vector<
     try {
       v = YAML::Load(value);
     } catch (const YAML::Exception& e) {
-      diags.error(path, tag + "value '" + value + "' is not valid YAML: " + e.msg);
+      diags.error(path, tag + "value '" + clip(value) + "' is not valid YAML: " + e.msg);
       continue;
     }
     if (value.find_first_not_of(" \t") == std::string::npos) {

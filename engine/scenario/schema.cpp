@@ -71,6 +71,7 @@ std::size_t edit_distance(const std::string& a, const std::string& b) {
 }
 
 std::string closest(const std::string& word, const std::vector<std::string>& candidates) {
+  if (word.size() > 64) return "";   // no field name is that long; keeps the edit distance cheap
   const std::size_t limit = std::max<std::size_t>(2, word.size() / 3);
   std::string best;
   std::size_t best_d = limit + 1;

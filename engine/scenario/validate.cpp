@@ -9,6 +9,8 @@
 #include <stdexcept>
 
 #include "engine/layout/rank_layout.h"
+#include "engine/scenario/feasibility.h"
+#include "engine/scenario/field_ranges.h"
 
 namespace hcpsim {
 
@@ -147,8 +149,8 @@ void check_comm(const Scenario& s, Checker& c) {
             {"for this scenario: " + split_hint(std::max(a, 1), cp)});
   }
   if (!hcp.empty()) {
-    long long prod = 1;
-    for (int x : hcp) prod *= x;
+    long long prod = 1;   // saturates: each level is at most the world-size limit, the list has a few
+    for (int x : hcp) prod = prod > (1LL << 40) ? prod : prod * x;
     if (prod != cp)
       c.error("model.hierarchical_context_parallel_sizes",
               "Product of hierarchical_context_parallel_sizes " + py_list(hcp) + " (=" + std::to_string(prod) +
@@ -296,11 +298,14 @@ void check_placement(const Scenario& s, Checker& c) {
 }  // namespace
 
 Diagnostics validate(const Scenario& s) {
+  Diagnostics ranges = check_field_ranges(s);
+  if (ranges.has_errors()) return ranges;   // the rules below assume every field is in its range
   Checker c(s);
   check_sizes(s, c);
   check_comm(s, c);
   check_dist_and_faults(s, c);
   Diagnostics d = c.take();
+  if (!d.has_errors()) d.append(check_feasibility(s));
   if (!d.has_errors()) {
     Checker w(s);
     check_placement(s, w);

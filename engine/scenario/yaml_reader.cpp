@@ -6,6 +6,7 @@
 #include <cstdlib>
 #include <set>
 
+#include "engine/scenario/limits.h"
 #include "engine/scenario/schema.h"
 
 namespace hcpsim::detail {
@@ -19,6 +20,21 @@ const char* node_kind(const YAML::Node& n) {
 
 std::string join_path(const std::string& parent, const std::string& key) {
   return parent.empty() ? key : parent + "." + key;
+}
+
+std::string clip(const std::string& s) {
+  constexpr std::size_t kShown = 60;
+  if (s.size() <= kShown) return s;
+  std::size_t cut = kShown;
+  while (cut > 0 && (static_cast<unsigned char>(s[cut]) & 0xC0) == 0x80) --cut;   // whole UTF-8 characters
+  return s.substr(0, cut) + "... (" + std::to_string(s.size()) + " characters)";
+}
+
+bool YamlReader::check_list_size(const YAML::Node& n, const std::string& path, std::size_t max_items) {
+  if (n.size() <= max_items) return true;
+  error(n, path, "the list has " + std::to_string(n.size()) + " entries; at most " + std::to_string(max_items) +
+                     " are allowed here");
+  return false;
 }
 
 int YamlReader::override_covering(const std::string& path) const {
@@ -41,9 +57,25 @@ SourceLocation YamlReader::where(const YAML::Node& n, const std::string& path) c
   if (n.IsDefined() && !n.Mark().is_null()) {
     loc.line = n.Mark().line + 1;
     loc.column = n.Mark().column + 1;
-  } else if (locations_ != nullptr) {
-    auto it = locations_->find(path);
-    if (it != locations_->end()) loc = it->second;
+    return loc;
+  }
+  // A node an override created has no mark: use the nearest recorded parent, else the override that
+  // created a sibling (e.g. cluster.gpu.name=x made cluster.gpu, whose bf16_tflops is then missing).
+  for (std::string p = path; !p.empty();) {
+    if (locations_ != nullptr) {
+      auto it = locations_->find(p);
+      if (it != locations_->end()) return it->second;
+    }
+    for (std::size_t i = overrides_.size(); i-- > 0;) {
+      const std::string& o = overrides_[i].path;
+      if (o.size() > p.size() && o.compare(0, p.size(), p) == 0 && (o[p.size()] == '.' || o[p.size()] == '[')) {
+        loc.override_index = static_cast<int>(i) + 1;
+        return loc;
+      }
+    }
+    const auto cut = p.find_last_of(".[");
+    if (cut == std::string::npos) break;
+    p.resize(cut);
   }
   return loc;
 }
@@ -52,7 +84,7 @@ static std::string with_override(const SourceLocation& loc, const std::vector<Ov
                                  std::string message) {
   if (loc.override_index <= 0) return message;
   return "<override " + std::to_string(loc.override_index) + ": '" +
-         ov[static_cast<std::size_t>(loc.override_index - 1)].text + "'> " + message;
+         clip(ov[static_cast<std::size_t>(loc.override_index - 1)].text) + "'> " + message;
 }
 
 void YamlReader::error(const YAML::Node& n, const std::string& path, std::string message,
@@ -96,11 +128,11 @@ bool YamlReader::check_map(const YAML::Node& n, const std::string& path, const s
     const std::string k = key.Scalar();
     const std::string p = join_path(path, k);
     if (!seen.insert(k).second) {
-      error(key, p, "duplicate key '" + k + "'; a key may appear only once");
+      error(key, p, "duplicate key '" + clip(k) + "'; a key may appear only once");
       continue;
     }
     if (std::find(valid.begin(), valid.end(), k) == valid.end()) {
-      error(key, p, "unknown key '" + k + "'", {schema::did_you_mean(k, valid)});
+      error(key, p, "unknown key '" + clip(k) + "'", {schema::did_you_mean(k, valid)});
       continue;
     }
     record(key, p);
@@ -121,11 +153,11 @@ std::optional<std::int64_t> YamlReader::int_of(const YAML::Node& n, const std::s
   if (b != e && *b == '+') ++b;
   auto [ptr, ec] = std::from_chars(b, e, v);
   if (ec == std::errc::result_out_of_range) {
-    error(n, path, "number '" + s + "' is too large");
+    error(n, path, "number '" + clip(s) + "' is too large");
     return std::nullopt;
   }
   if (ec != std::errc() || ptr != e || b == e) {
-    error(n, path, "expected a whole number, got '" + s + "'");
+    error(n, path, "expected a whole number, got '" + clip(s) + "'");
     return std::nullopt;
   }
   if (v < min_value) {
@@ -140,9 +172,15 @@ std::optional<std::int64_t> YamlReader::int_of(const YAML::Node& n, const std::s
   return v;
 }
 
-std::optional<std::string> YamlReader::string_of(const YAML::Node& n, const std::string& path) {
+std::optional<std::string> YamlReader::string_of(const YAML::Node& n, const std::string& path,
+                                                 std::size_t max_chars) {
   if (!n.IsScalar()) {
     error(n, path, std::string("expected a text value, got ") + node_kind(n));
+    return std::nullopt;
+  }
+  if (n.Scalar().size() > max_chars) {
+    error(n, path, "text of " + std::to_string(n.Scalar().size()) + " characters; at most " +
+                       std::to_string(max_chars) + " are allowed here");
     return std::nullopt;
   }
   return n.Scalar();
@@ -168,7 +206,7 @@ std::optional<double> YamlReader::get_fraction(const YAML::Node& map, const std:
   char* end = nullptr;
   const double v = std::strtod(s.c_str(), &end);
   if (s.empty() || end != s.c_str() + s.size() || !std::isfinite(v)) {
-    error(n, path, "expected a number, got '" + s + "'");
+    error(n, path, "expected a number, got '" + clip(s) + "'");
     return std::nullopt;
   }
   const bool low_ok = lo_open ? v > lo : v >= lo;
@@ -179,7 +217,7 @@ std::optional<double> YamlReader::get_fraction(const YAML::Node& map, const std:
       return std::string(buf);
     };
     const std::string range = std::string(lo_open ? "(" : "[") + num(lo) + ", " + num(hi) + "]";
-    error(n, path, "value " + s + " is outside the valid range " + range);
+    error(n, path, "value " + clip(s) + " is outside the valid range " + range);
     return std::nullopt;
   }
   return v;
@@ -196,15 +234,15 @@ std::optional<bool> YamlReader::get_bool(const YAML::Node& map, const std::strin
     if (s == "false" || s == "False" || s == "FALSE") return false;
   }
   error(n, path, "expected true or false, got " +
-                     (n.IsScalar() ? "'" + n.Scalar() + "'" : std::string(node_kind(n))));
+                     (n.IsScalar() ? "'" + clip(n.Scalar()) + "'" : std::string(node_kind(n))));
   return std::nullopt;
 }
 
 std::optional<std::string> YamlReader::get_string(const YAML::Node& map, const std::string& parent,
-                                                  const std::string& key) {
+                                                  const std::string& key, std::size_t max_chars) {
   const YAML::Node n = map[key];
   if (!n.IsDefined()) return std::nullopt;
-  return string_of(n, join_path(parent, key));
+  return string_of(n, join_path(parent, key), max_chars);
 }
 
 std::optional<std::string> YamlReader::get_choice(const YAML::Node& map, const std::string& parent,
@@ -218,7 +256,7 @@ std::optional<std::string> YamlReader::get_choice(const YAML::Node& map, const s
   std::vector<std::string> hints;
   const std::string best = schema::closest(*s, valid);
   if (!best.empty()) hints.push_back("did you mean '" + best + "'?");
-  error(map[key], join_path(parent, key), "invalid value '" + *s + "' (valid values: " + list + ")",
+  error(map[key], join_path(parent, key), "invalid value '" + clip(*s) + "' (valid values: " + list + ")",
         hints);
   return std::nullopt;
 }
@@ -231,6 +269,11 @@ std::optional<double> YamlReader::get_quantity(const YAML::Node& map, const std:
   if (!n.IsScalar()) {
     error(n, path, std::string("expected a ") + to_string(kind) + " with a unit (e.g. '" +
                        example_quantity(kind) + "'), got " + node_kind(n));
+    return std::nullopt;
+  }
+  if (n.Scalar().size() > 64) {
+    error(n, path, "'" + clip(n.Scalar()) + "' is not a " + to_string(kind),
+          {std::string("write it like '") + example_quantity(kind) + "'"});
     return std::nullopt;
   }
   auto r = parse_quantity(n.Scalar(), kind);

@@ -12,6 +12,7 @@
 
 #include "engine/core/diagnostics.h"
 #include "engine/core/units.h"
+#include "engine/scenario/limits.h"
 #include "engine/scenario/scenario.h"
 
 namespace hcpsim::detail {
@@ -46,8 +47,9 @@ class YamlReader {
   std::optional<double> get_fraction(const YAML::Node& map, const std::string& parent,
                                      const std::string& key, double lo, double hi, bool lo_open);
   std::optional<bool> get_bool(const YAML::Node& map, const std::string& parent, const std::string& key);
+  // Texts longer than `max_chars` are errors (limits.h).
   std::optional<std::string> get_string(const YAML::Node& map, const std::string& parent,
-                                        const std::string& key);
+                                        const std::string& key, std::size_t max_chars = limits::kMaxTextChars);
   std::optional<std::string> get_choice(const YAML::Node& map, const std::string& parent,
                                         const std::string& key, const std::vector<std::string>& valid);
   std::optional<double> get_quantity(const YAML::Node& map, const std::string& parent,
@@ -55,7 +57,11 @@ class YamlReader {
 
   // Scalar conversions of one node (used for list items too).
   std::optional<std::int64_t> int_of(const YAML::Node& n, const std::string& path, std::int64_t min_value);
-  std::optional<std::string> string_of(const YAML::Node& n, const std::string& path);
+  std::optional<std::string> string_of(const YAML::Node& n, const std::string& path,
+                                       std::size_t max_chars = limits::kMaxTextChars);
+
+  // False (error recorded) when list `n` has more than `max_items` entries.
+  bool check_list_size(const YAML::Node& n, const std::string& path, std::size_t max_items);
 
   // Records the position of a list item (or any node) under `path`, e.g. "simulation.passes[1]".
   void record_item(const YAML::Node& n, const std::string& path) { record(n, path); }
@@ -74,5 +80,7 @@ class YamlReader {
 // "a mapping", "a list", "nothing", "a value"
 const char* node_kind(const YAML::Node& n);
 std::string join_path(const std::string& parent, const std::string& key);
+// `s` for a message: as is when short, else its first characters and its length.
+std::string clip(const std::string& s);
 
 }  // namespace hcpsim::detail

@@ -9,6 +9,7 @@
 #include <sstream>
 #include <stdexcept>
 
+#include "engine/core/internal_error.h"
 #include "engine/trace/trace.h"
 
 namespace hcpsim {
@@ -50,9 +51,25 @@ void write_fixed(std::ostream& os, double v, int decimals) {
 
 int tid_of(std::int32_t rank, Stream s) { return rank * kStreamCount + static_cast<int>(s); }
 
+// The last guard before a trace file: every time, duration, byte and FLOP count is finite and >= 0.
+void check_events(const Trace& t) {
+  for (const auto& e : t.events) {
+    const double dur = e.end_s - e.start_s;
+    if (std::isfinite(e.start_s) && e.start_s >= 0 && std::isfinite(dur) && dur >= 0 && std::isfinite(e.bytes) &&
+        e.bytes >= 0 && std::isfinite(e.flops) && e.flops >= 0)
+      continue;
+    const std::string what = "trace event of task " + std::to_string(e.task) + " (" + e.name + ")";
+    require_non_negative("trace writer", what + " start_s", e.start_s);
+    require_non_negative("trace writer", what + " duration", dur);
+    require_non_negative("trace writer", what + " bytes", e.bytes);
+    require_non_negative("trace writer", what + " flops", e.flops);
+  }
+}
+
 }  // namespace
 
 void write_chrome_trace(const Trace& t, std::ostream& os) {
+  check_events(t);
   const int gpn = t.gpus_per_node > 0 ? t.gpus_per_node : 8;
   os << "{\"displayTimeUnit\":\"ns\",\"otherData\":{\"scenario\":";
   write_escaped(os, t.scenario);

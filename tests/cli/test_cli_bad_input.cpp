@@ -35,6 +35,12 @@ std::string R(const std::string& from, const std::string& to) {
   if (at == std::string::npos) throw std::logic_error("test table: '" + from + "' not in the base scenario");
   return s.replace(at, from.size(), to);
 }
+// `s` with one substring replaced.
+std::string Sub(std::string s, const std::string& from, const std::string& to) {
+  const auto at = s.find(from);
+  if (at == std::string::npos) throw std::logic_error("test table: '" + from + "' not in the scenario");
+  return s.replace(at, from.size(), to);
+}
 // kBase plus lines appended under `cluster:` (they start at line 11).
 std::string C(const std::string& lines) { return kBase + lines; }
 
@@ -53,9 +59,9 @@ std::vector<Case> cases() {
       {"syntax_unclosed_flow", "name: x\nmodel: [1, 2\n", "", 1, {"FILE:3:1: error: YAML syntax error"}},
       {"syntax_tab_indent", "name: x\nmodel:\n\tnum_layers: 2\n", "", 1, {"FILE:3:", "YAML syntax error"}},
       {"syntax_bad_indent", "name: x\nmodel:\n  num_layers: 2\n hidden_size: 3\n", "", 1, {"FILE:4:2: error: YAML syntax error"}},
-      {"empty_file", "", "", 1, {"FILE: error: the scenario is empty"}},
-      {"whitespace_only", "\n   \n\n", "", 1, {"the scenario is empty"}},
-      {"comments_only", "# nothing here\n", "", 1, {"no YAML content"}},
+      {"empty_file", "", "", 1, {"FILE:1:1: error: the scenario is empty"}},
+      {"whitespace_only", "\n   \n\n", "", 1, {"FILE:1:1: error: the scenario is empty"}},
+      {"comments_only", "# nothing here\n", "", 1, {"FILE:1:1: error: the scenario has no YAML content"}},
       {"root_is_list", "- a\n- b\n", "", 1, {"FILE:1:1: error: expected a mapping of fields, got a list"}},
       {"root_is_scalar", "hello\n", "", 1, {"expected a mapping of fields, got a value"}},
       {"two_documents", kBase + "---\nname: other\n", "", 1, {"FILE:12:1: error: the scenario holds 2 YAML documents"}},
@@ -141,6 +147,47 @@ std::vector<Case> cases() {
       {"unknown_option", kBase, "!validate FILE --frobnicate", 2, {"--frobnicate"}},
       {"layout_bad_format", kBase, "!layout FILE --format xml", 2, {"xml not in {text,json}"}},
       {"unknown_command", none, "!frobnicate", 2, {"unknown command 'frobnicate'", "valid commands: ", "simulate"}},
+      // --- hardening (issue 19): found by mutating scenarios; each used to crash, hang or print a wrong number
+      {"long_name", R("name: bad", "name: " + std::string(26000, 'a')), "", 1, {"FILE:1:7: error: name: text of 26000 characters; at most 128 are allowed here"}},
+      {"long_name_invalid_chars", R("name: bad", "name: " + std::string(30000, 'A')), "", 1, {"FILE:1:7: error: name: text of 30000 characters; at most 128"}},
+      {"long_text_field", kBase + "description: " + std::string(5000, 'x') + "\n", "", 1, {"FILE:11:14: error: description: text of 5000 characters; at most 4096"}},
+      {"long_unknown_key", C("  " + std::string(1000, 'k') + ": 1\n"), "", 1, {"FILE:11:3: error: cluster.", "unknown key 'kkkkkkkkkk", "(1000 characters)'"}},
+      {"overlong_key_is_yaml_error", C("  " + std::string(20000, 'k') + ": 1\n"), "", 1, {"FILE:11:", "YAML syntax error"}},
+      {"long_quantity", C("  intra_node: {bandwidth: " + std::string(10000, '9') + " GB/s}\n"), "", 1, {"FILE:11:27: error: cluster.intra_node.bandwidth:", "(10005 characters)' is not a bandwidth"}},
+      {"huge_nics_per_node", C("  inter_node: {nics_per_node: 1073741824}\n"), "", 1, {"FILE:11:16: error: cluster.inter_node.nics_per_node: 1073741824 is above the largest valid value 64 (valid range 1 to 64)"}},
+      {"denormal_bandwidth", C("  intra_node: {bandwidth: 5e-324 GB/s}\n"), "", 1, {"FILE:11:16: error: cluster.intra_node.bandwidth: 4.94066e-324 GB/s is below the smallest valid value 0.001 GB/s (valid range 0.001 GB/s to 1e+07 GB/s)"}},
+      {"bandwidth_overflows_after_unit", C("  inter_node: {nic_bandwidth: 1e300 TB/s}\n"), "", 1, {"FILE:11:31: error: cluster.inter_node.nic_bandwidth: '1e300 TB/s' is too large to be a bandwidth"}},
+      {"tiny_latency", C("  inter_node: {latency: 1e-30 s}\n"), "", 1, {"cluster.inter_node.latency: 1e-24 us is below the smallest valid value 1e-06 us"}},
+      {"tiny_efficiency", C("  efficiency: {attention_forward: 1e-300}\n"), "", 1, {"FILE:11:16: error: cluster.efficiency.attention_forward: 1e-300 is below the smallest valid value 0.001"}},
+      {"huge_kv_channels", R("  context_parallel_size: 8\n", "  context_parallel_size: 8\n  kv_channels: 2147483647\n"), "", 1, {"FILE:9:3: error: model.kv_channels: 2147483647 is above the largest valid value 16384"}},
+      {"huge_seq_length", R("seq_length: 131072", "seq_length: 4611686018427387904"), "", 1, {"model.seq_length: number 4611686018427387904 is too large (at most 2147483647)"}},
+      {"seq_length_above_range", R("seq_length: 131072", "seq_length: 2147483600"), "", 1, {"FILE:7:3: error: model.seq_length: 2147483600 is above the largest valid value 1073741824"}},
+      {"huge_micro_batch", kBase + "train: {micro_batch_size: 100000000}\n", "", 1, {"FILE:11:9: error: train.micro_batch_size: 100000000 is above the largest valid value 65536"}},
+      {"duplicate_nic_fault", C("  faults:\n    - {node: 0, nic: 1, bandwidth_factor: 0.5}\n    - {node: 0, nic: 1, bandwidth_factor: 0.5}\n"), "", 1, {"FILE:13:17: error: cluster.faults[1].nic: NIC 1 of node 0 already has a fault (cluster.faults[0])"}},
+      {"duplicate_straggler", C("  faults:\n    - {rank: 3, slowdown: 2}\n    - {rank: 3, slowdown: 2}\n"), "", 1, {"FILE:13:8: error: cluster.faults[1].rank: rank 3 already has a fault (cluster.faults[0])"}},
+      {"tiny_bandwidth_factor", C("  faults: [{node: 0, nic: 1, bandwidth_factor: 1e-300}]\n"), "", 1, {"cluster.faults[0].bandwidth_factor: 1e-300 is below the smallest valid value 0.001"}},
+      {"every_nic_of_node_failed", R("context_parallel_size: 8", "context_parallel_size: 16") + "  nodes: 2\n  inter_node: {nics_per_node: 2}\n  faults:\n    - {node: 1, nic: 0, failed: true}\n    - {node: 1, nic: 1, failed: true}\n", "", 1, {"FILE:15:7: error: cluster.faults[1]: every NIC of node 1 has failed (2 of 2), so its GPUs cannot reach the other nodes"}},
+      {"odd_seq_length_cp1", Sub(R("context_parallel_size: 8", "context_parallel_size: 1"), "seq_length: 131072", "seq_length: 4097"), "", 1, {"FILE:7:3: error: model.seq_length: seq_length 4097 is odd", "nearest valid: 4096 or 4098"}},
+      {"too_many_faults", C("  faults: [" + [] { std::string f; for (int i = 0; i < 1100; ++i) f += std::string(i ? ", " : "") + "{rank: 0, slowdown: 2}"; return f; }() + "]\n"), "", 1, {"FILE:11:11: error: cluster.faults: the list has 1100 entries; at most 1024 are allowed here"}},
+      {"too_many_levels", R("  context_parallel_size: 8\n", "  context_parallel_size: 8\n  hierarchical_context_parallel_sizes: [1, 1, 1, 1, 1, 1, 1, 1, 8]\n"), "", 1, {"model.hierarchical_context_parallel_sizes: the list has 9 entries; at most 8"}},
+      {"hcp_product_overflow", R("  context_parallel_size: 8\n", "  context_parallel_size: 8\n  hierarchical_context_parallel_sizes: [262144, 262144, 262144, 262144, 262144, 262144, 262144, 262144]\n"), "", 1, {"Product of hierarchical_context_parallel_sizes", "must equal context_parallel_size (=8)"}},
+      {"task_graph_too_large", Sub(R("context_parallel_size: 8", "context_parallel_size: 65536"), "preset: dgx-h100", "preset: dgx-h100\n  nodes: 8192"), "", 1, {"simulation.layers: the task graph would have about", "more than hcpsim's limit of 6.4e+07"}},
+      {"many_errors_capped", "name: x\nmodel:\n" + [] { std::string k; for (int i = 0; i < 300; ++i) k += "  bad_key_" + std::to_string(i) + ": 1\n"; return k; }(), "", 1, {"unknown key 'bad_key_0'", "more diagnostics not shown"}},
+      {"leading_comma", "# a comment\n, a2a, p2p]\nname: x\n", "", 1, {"FILE:2:1: error: YAML syntax error: unexpected ','"}},
+      {"override_makes_incomplete_gpu", kBase, "cluster.gpu.name=my-gpu", 1, {"cluster.gpu.bf16_tflops: <override 1: 'cluster.gpu.name=my-gpu'> missing 'bf16_tflops'"}},
+      {"override_long_value_clipped", kBase, "\"model.attn_mask_type=" + std::string(5000, '[') + "\"", 1, {"<override 1: 'model.attn_mask_type=[[[[", "(5021 characters)'>"}},
+      {"dev_zero", none, "!validate /dev/zero", 1, {"/dev/zero: error: '/dev/zero' is a character device, not a scenario file"}},
+      {"backend_option_empty", kBase, "!simulate FILE --backend ''", 2, {"--backend: the backend name is empty"}},
+      {"simulate_trace_dev_full", kBase, "!simulate FILE --backend analytic --trace /dev/full", 1, {"cannot write /dev/full"}},
+      {"graph_layer_out_of_range", kBase, "!graph FILE --layer 9999", 2, {"--layer 9999 is outside 0..0"}},
+      {"graph_rank_negative", kBase, "!graph FILE --rank -1", 2, {"'-1' is outside the valid range 0..262143"}},
+      {"graph_rank_too_large", kBase, "!graph FILE --rank 8", 2, {"--rank 8 is outside 0..7 (world size 8)"}},
+      {"plan_gpus_zero", kBase, "!plan FILE --gpus 0", 2, {"--gpus: '0' is outside the valid range 1..262144"}},
+      {"plan_gpus_huge", kBase, "!plan FILE --gpus 1000000000", 2, {"--gpus: '1000000000' is outside the valid range 1..262144"}},
+      {"plan_backend_empty", kBase, "!plan FILE --backend ''", 2, {"--backend: the backend name is empty"}},
+      {"sweep_out_xml", kBase, "!sweep FILE --vary model.context_parallel_size=4,8 --out x.xml", 2, {"--out x.xml: the file name must end in .csv, .json or .jsonl"}},
+      {"sweep_vary_no_equals", kBase, "!sweep FILE --vary model.context_parallel_size", 2, {"--vary 'model.context_parallel_size': expected KEY=V1,V2,..."}},
+      {"sweep_vary_empty_value", kBase, "!sweep FILE --vary model.context_parallel_size=4,,8", 2, {"empty value in the list"}},
   };
 }
 
