@@ -28,16 +28,24 @@ PointResult predict_one(const ScenarioPredictor& predict, const Scenario& s) {
   return r;
 }
 
-// A validation message with every number written as N, so that one rule counts as one class.
+// A validation message with every number written as N, so that one rule counts as one class
+// (digits inside words such as "a2a" stay).
 std::string without_numbers(const std::string& m) {
+  auto alpha = [&](std::size_t i) { return i < m.size() && std::isalpha(static_cast<unsigned char>(m[i])); };
   std::string out;
   for (std::size_t i = 0; i < m.size(); ++i) {
-    if (std::isdigit(static_cast<unsigned char>(m[i]))) {
-      out += 'N';
-      while (i + 1 < m.size() && (std::isdigit(static_cast<unsigned char>(m[i + 1])) || m[i + 1] == '.')) ++i;
-    } else {
+    if (!std::isdigit(static_cast<unsigned char>(m[i])) || (i > 0 && alpha(i - 1))) {
       out += m[i];
+      continue;
     }
+    std::size_t j = i;
+    while (j + 1 < m.size() && (std::isdigit(static_cast<unsigned char>(m[j + 1])) || m[j + 1] == '.')) ++j;
+    if (alpha(j + 1)) {
+      out += m.substr(i, j - i + 1);
+    } else {
+      out += 'N';
+    }
+    i = j;
   }
   return out;
 }
@@ -177,7 +185,7 @@ Scenario apply_candidate(const Scenario& base, const PlanCandidate& c, int gpus)
       s.model.recompute_num_layers = 1;
       break;
   }
-  s.locations.erase("model.recompute_method");
+  s.locations.clear();   // positions in the base file do not describe a generated candidate
   s.ddp.use_distributed_optimizer = c.distributed_optimizer;
   s.dist.order = c.order;
   return s;
