@@ -92,6 +92,7 @@ std::string report_to_text(const Report& r, const ReportOptions& options) {
     row(os, "tokens per second per GPU", fmt("%.2f", st.tokens_per_s_per_gpu), "tokens/s");
     row(os, "model throughput", fmt("%.1f", st.model_tflops_per_gpu), "TFLOP/s per GPU");
     row(os, "MFU (of dense bf16 peak)", fmt("%.1f", 100.0 * st.mfu), "%");
+    row(os, "  with causal attention counted halved", fmt("%.1f", 100.0 * st.mfu_causal), "%");
     row(os, "pipeline bubble", fmt("%.1f", 100.0 * st.pipeline_bubble_fraction), "%");
     row(os, "pipeline (warm-up, steady, cool-down)", ms(st.pipeline_s), "ms");
     row(os, "  stage forward, one micro-batch", ms(st.stage_forward_s), "ms");
@@ -175,6 +176,7 @@ std::string report_to_json(const Report& r) {
                  {"tokens_per_s_per_gpu", st.tokens_per_s_per_gpu},
                  {"model_tflops_per_gpu", st.model_tflops_per_gpu},
                  {"mfu", st.mfu},
+                 {"mfu_causal", st.mfu_causal},
                  {"pipeline_bubble_fraction", st.pipeline_bubble_fraction},
                  {"micro_batches", st.micro_batches},
                  {"global_batch_size", st.global_batch},

@@ -218,6 +218,7 @@ StepReport compose_step(const Scenario& s, const LayerTimes& lt) {
   const ModelFlops f = model_flops(s);
   r.model_tflops_per_gpu = time_s > 0 ? f.step / (time_s * world) / 1e12 : 0.0;
   r.mfu = r.model_tflops_per_gpu * 1e12 / s.cluster.gpu.bf16_flops;
+  r.mfu_causal = time_s > 0 ? f.step_causal / (time_s * world) / s.cluster.gpu.bf16_flops : 0.0;
   return r;
 }
 

@@ -17,6 +17,7 @@ struct StepReport {
   double tokens_per_s_per_gpu = 0;
   double model_tflops_per_gpu = 0;     // Megatron-LM's model FLOPs / time_s / GPUs
   double mfu = 0;                      // model_tflops_per_gpu / dense bf16 peak
+  double mfu_causal = 0;               // the same with the causal attention square halved (what runs)
   double pipeline_bubble_fraction = 0; // 1 - busiest stage's compute / pipeline time
 
   // Breakdown (seconds)
