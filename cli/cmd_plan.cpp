@@ -27,8 +27,8 @@ struct PlanArgs {
   int gpus = 0;
   int top = 5;
   std::string backend = "analytic";
-  std::string metric = "step_s";
-  std::string recompute = "none";
+  std::string metric;        // "" = tokens_per_s_per_gpu (training) or ttft_s (prefill)
+  std::string recompute;     // "" = search none, selective and full
   std::string format = "text";
   int jobs = 1;
 };
@@ -71,8 +71,15 @@ int run_plan_command(const PlanArgs& a) {
   po.top = a.top;
   po.jobs = a.jobs;
   po.metric = a.metric;
-  po.memory.recompute = parse_recompute(a.recompute);
+  if (!a.recompute.empty()) po.memory.recompute = parse_recompute(a.recompute);
+  po.progress = [](std::size_t done, std::size_t total, std::size_t predicted) {
+    if (predicted == 0)
+      std::fprintf(stderr, "plan: %zu of %zu configurations checked\n", done, total);
+    else
+      std::fprintf(stderr, "plan: %zu fitting configurations predicted\n", predicted);
+  };
   PlanOutcome out;
+  LayerCache cache;   // one backend run per model-parallel slice
   try {
     // Progress on stderr every few seconds: a plan over many GPUs predicts hundreds of layouts.
     const std::size_t total = enumerate_candidates(base, a.gpus > 0 ? a.gpus : base.world_size()).size();
@@ -90,7 +97,7 @@ int run_plan_command(const PlanArgs& a) {
                      "left at this pace\n",
                      done, total, elapsed, elapsed / static_cast<double>(done) * static_cast<double>(total - done));
       }
-      return predict_scenario(s, a.backend, registry);
+      return predict_scenario(s, a.backend, registry, &cache);
     };
     out = plan(base, po, [](const Scenario& s) { return validate(s); }, predict);
   } catch (const std::invalid_argument& e) {
@@ -105,7 +112,10 @@ int run_plan_command(const PlanArgs& a) {
     j["scenario"] = base.name;
     j["gpus"] = gpus;
     j["backend"] = a.backend;
-    j["metric"] = a.metric;
+    j["metric"] = out.metric;
+    j["global_batch_size"] = out.global_batch;
+    j["out_of_memory_reasons"] = out.out_of_memory_reasons;
+    j["invalid_reasons"] = out.invalid_reasons;
     j["enumerated"] = out.enumerated;
     j["invalid"] = out.invalid;
     j["out_of_memory"] = out.out_of_memory;
@@ -120,30 +130,49 @@ int run_plan_command(const PlanArgs& a) {
       b["cp_comm_type"] = to_string(e.candidate.comm);
       b["hierarchical_context_parallel_sizes"] = e.candidate.hierarchical;
       b["order"] = e.candidate.order;
+      b["pp"] = e.candidate.pp;
+      b["vpp"] = e.candidate.vpp;
+      b["micro_batch_size"] = e.candidate.mbs;
+      b["recompute"] = to_string(e.candidate.recompute);
+      b["use_distributed_optimizer"] = e.candidate.distributed_optimizer;
+      b["sequence_parallel"] = e.candidate.tp > 1;
       b["explanation"] = e.explanation;
       j["best"].push_back(b);
     }
     std::cout << j.dump(2) << '\n';
   } else {
-    std::printf("plan: %s, seq %lld, %d GPUs (%d per node, %.0f GB each), backend %s, ranked by %s\n",
-                base.name.c_str(), static_cast<long long>(base.model.seq_length), gpus,
-                base.cluster.gpus_per_node, base.cluster.gpu.memory_bytes / 1e9, a.backend.c_str(),
-                a.metric.c_str());
+    std::printf("plan: %s (%s), seq %lld, global batch %d sequences, %d GPUs (%d per node, %.1f GiB each), "
+                "backend %s, ranked by %s\n",
+                base.name.c_str(), to_string(base.train.mode), static_cast<long long>(base.model.seq_length),
+                out.global_batch, gpus, base.cluster.gpus_per_node,
+                base.cluster.gpu.memory_bytes / (1024.0 * 1024 * 1024), a.backend.c_str(), out.metric.c_str());
     std::printf("%zu configurations: %zu invalid, %zu out of memory, %zu predicted (%zu failed)\n\n",
                 out.enumerated, out.invalid, out.out_of_memory, predicted, out.failed);
     int rank = 0;
+    const bool prefill = base.train.mode == TrainMode::Prefill;
     for (const auto& e : out.best) {
       const PointMetrics& m = e.result.metrics;
-      std::printf("%d. %s\n   step %s s | attention fwd %s ms, bwd %s ms | %s TFLOP/s per GPU | exposed comm %s ms | %s GiB per GPU\n   %s\n",
-                  ++rank, e.candidate.label().c_str(), fixed(m.step_s, 3).c_str(),
-                  fixed(m.attention_forward_s * 1e3, 2).c_str(), fixed(m.attention_backward_s * 1e3, 2).c_str(),
-                  fixed(m.attention_tflops_per_gpu, 1).c_str(), fixed(m.exposed_comm_s * 1e3, 2).c_str(),
-                  fixed(e.memory.total_bytes / (1024.0 * 1024 * 1024), 1).c_str(), e.explanation.c_str());
+      if (prefill)
+        std::printf("%d. %s\n   TTFT %s s | prefill of the batch %s s | %s tokens/s per GPU | MFU %s%% | %s GiB per GPU\n   %s\n",
+                    ++rank, e.candidate.label().c_str(), fixed(m.ttft_s, 3).c_str(), fixed(m.step_s, 3).c_str(),
+                    fixed(m.tokens_per_s_per_gpu, 1).c_str(), fixed(100.0 * m.mfu, 1).c_str(),
+                    fixed(e.memory.total_bytes / (1024.0 * 1024 * 1024), 1).c_str(), e.explanation.c_str());
+      else
+        std::printf("%d. %s\n   %s tokens/s per GPU | step %s s | MFU %s%% | bubble %s%% | attention fwd %s ms, bwd %s ms | %s GiB per GPU\n   %s\n",
+                    ++rank, e.candidate.label().c_str(), fixed(m.tokens_per_s_per_gpu, 1).c_str(),
+                    fixed(m.step_s, 3).c_str(), fixed(100.0 * m.mfu, 1).c_str(),
+                    fixed(100.0 * m.pipeline_bubble_fraction, 1).c_str(),
+                    fixed(m.attention_forward_s * 1e3, 2).c_str(), fixed(m.attention_backward_s * 1e3, 2).c_str(),
+                    fixed(e.memory.total_bytes / (1024.0 * 1024 * 1024), 1).c_str(), e.explanation.c_str());
     }
     for (const auto& n : out.notes) std::printf("\nnote: %s\n", n.c_str());
     if (!out.invalid_reasons.empty()) {
-      std::printf("rejected by validation (first error of each):\n");
-      for (const auto& [why, n] : out.invalid_reasons) std::printf("  %3zu x %s\n", n, why.c_str());
+      std::printf("rejected by validation (first error of each, numbers as N):\n");
+      for (const auto& [why, n] : out.invalid_reasons) std::printf("  %5zu x %s\n", n, why.c_str());
+    }
+    if (!out.out_of_memory_reasons.empty()) {
+      std::printf("rejected for memory (valid, above %.1f GiB):\n", base.cluster.gpu.memory_bytes / (1024.0 * 1024 * 1024));
+      for (const auto& [why, n] : out.out_of_memory_reasons) std::printf("  %5zu x %s\n", n, why.c_str());
     }
   }
   if (out.best.empty()) {
@@ -157,7 +186,8 @@ int run_plan_command(const PlanArgs& a) {
 }  // namespace
 
 void add_plan_command(CLI::App& app, CliContext& ctx) {
-  auto* cmd = app.add_subcommand("plan", "Find the best valid parallel layouts (tp, cp, comm type, split) that fit in memory");
+  auto* cmd = app.add_subcommand("plan", "Find the parallel layouts (tp, cp, comm type, pp, vpp, dp, micro-batch, recompute, "
+                                         "optimizer) that fit in memory, best tokens/s per GPU (or TTFT) first");
   auto args = std::make_shared<PlanArgs>();
   cmd->add_option("FILE", args->positional, "scenario file followed by key.path=value overrides")->required();
   cmd->add_option("--gpus", args->gpus, "number of GPUs, 1.." + std::to_string(kMaxGpus) +
@@ -166,16 +196,19 @@ void add_plan_command(CLI::App& app, CliContext& ctx) {
   cmd->add_option("--top", args->top, "how many configurations to print (default 5)")->check(int_range(1, 1000));
   cmd->add_option("--backend", args->backend, "backend that predicts each configuration (default analytic)")
       ->check(non_empty("--backend: the backend name"));
-  cmd->add_option("--metric", args->metric, "ranking metric: step_s (default), attention_s, attention_tflops_per_gpu, ...");
-  cmd->add_option("--recompute", args->recompute, "activation recomputation assumed for memory: none | selective | full")
+  cmd->add_option("--metric", args->metric, "ranking metric: tokens_per_s_per_gpu (training default), ttft_s "
+                                            "(prefill default), step_s, mfu, attention_s, ...");
+  cmd->add_option("--recompute", args->recompute, "only this recomputation: none | selective | full (default: search all three)")
       ->check(CLI::IsMember({"none", "selective", "full"}));
   cmd->add_option("--format", args->format, "text | json");
   cmd->add_option("-j,--jobs", args->jobs, "predict in this many worker processes (default 1)")->check(int_range(1, 1024));
   cmd->footer(
       "Examples:\n"
       "  hcpsim plan scenarios/llama3-70b-128k-dgx-h100-hcp.yaml --gpus 64 --top 5\n"
-      "  hcpsim plan scenarios/llama3-70b-128k-dgx-h100-hcp.yaml model.pipeline_model_parallel_size=4 \\\n"
-      "      --recompute full --metric attention_s\n"
+      "  hcpsim plan scenarios/llama3-70b-128k-dgx-h100-hcp.yaml train.global_batch_size=64 --gpus 512\n"
+      "  hcpsim plan scenarios/llama3-70b-128k-dgx-h100-hcp.yaml --recompute full --metric attention_s\n"
+      "The global batch (train.global_batch_size) is kept; tp, cp, comm type, pp, vpp, dp, micro-batch size,\n"
+      "recomputation and the distributed optimizer are searched; sequence parallelism is on whenever tp > 1.\n"
       "Only configurations that validate and fit in GPU memory are proposed. Exit 1 when none does.");
   cmd->callback([args, &ctx]() { ctx.exit_code = run_plan_command(*args); });
 }

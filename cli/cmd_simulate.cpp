@@ -89,6 +89,7 @@ int run(const SimulateArgs& args) {
       return 2;
     }
     SimulateOptions opt;
+    opt.replicas_once = args.trace_path.empty();   // a trace file keeps every rank (hcpsim compare matches task ids)
     opt.progress = [](std::size_t done, std::size_t total, double t) {
       if (total >= 200000) std::cerr << "simulate: " << done << "/" << total << " tasks, t = " << t << " s\n";
     };

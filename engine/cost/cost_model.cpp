@@ -121,6 +121,11 @@ double CostModel::gemm_efficiency(double flops) const {
 double CostModel::compute_seconds(const TaskGraph& g, const Task& t) const {
   const auto& gpu = impl_->scenario.cluster.gpu;
   const auto& e = impl_->scenario.cluster.efficiency;
+  // FP8 (Transformer Engine recipe): GEMMs at the FP8 peak; attention stays bf16 unless
+  // fp8_dot_product_attention is set. The efficiencies are the same fractions of either peak.
+  const bool fp8 = impl_->scenario.fp8_enabled() && gpu.fp8_flops > 0;
+  const double gemm_peak = fp8 ? gpu.fp8_flops : gpu.bf16_flops;
+  const double attention_peak = fp8 && impl_->scenario.model.fp8_dot_product_attention ? gpu.fp8_flops : gpu.bf16_flops;
   double work_s = 0;
   switch (t.kind) {
     case TaskKind::AttentionForward:
@@ -128,11 +133,11 @@ double CostModel::compute_seconds(const TaskGraph& g, const Task& t) const {
       const Pass p = t.kind == TaskKind::AttentionForward ? Pass::Forward : Pass::Backward;
       double eff = p == Pass::Forward ? e.attention_forward : e.attention_backward;
       if (t.attention != kNone) eff = attention_efficiency(p, g.attention_of(t));
-      work_s = t.flops > 0 ? t.flops / (gpu.bf16_flops * eff) : 0.0;
+      work_s = t.flops > 0 ? t.flops / (attention_peak * eff) : 0.0;
       break;
     }
     case TaskKind::Gemm:
-      work_s = t.flops > 0 ? t.flops / (gpu.bf16_flops * gemm_efficiency(t.flops)) : 0.0;
+      work_s = t.flops > 0 ? t.flops / (gemm_peak * gemm_efficiency(t.flops)) : 0.0;
       break;
     case TaskKind::Copy:
     case TaskKind::LseMerge:

@@ -100,7 +100,22 @@ CpBuffers cp_buffers(const Scenario& s, CpCommType type) {
   return out;
 }
 
+std::int64_t vocab_of(const Scenario& s, const MemoryOptions& o) { return o.vocab_size.value_or(s.model.vocab_size); }
+bool untied_of(const Scenario& s, const MemoryOptions& o) {
+  return o.untied_embeddings.value_or(s.model.untie_embeddings_and_output_weights);
+}
+
 }  // namespace
+
+Recompute recompute_of(const Scenario& s, const MemoryOptions& o) {
+  if (o.recompute) return *o.recompute;
+  switch (s.model.recompute_granularity) {
+    case RecomputeGranularity::None: return Recompute::None;
+    case RecomputeGranularity::Selective: return Recompute::Selective;
+    case RecomputeGranularity::Full: return Recompute::Full;
+  }
+  return Recompute::None;
+}
 
 double model_parameter_count(const Scenario& s, const MemoryOptions& o) {
   const double h = s.model.hidden_size;
@@ -108,57 +123,87 @@ double model_parameter_count(const Scenario& s, const MemoryOptions& o) {
   const double attention = 2.0 * h * s.model.num_attention_heads * d + 2.0 * h * kv_heads_of(s) * d;
   const double mlp = (o.gated_mlp ? 3.0 : 2.0) * h * ffn_of(s);
   const double layer = attention + mlp + 2.0 * h;
-  const double embeddings = (o.untied_embeddings ? 2.0 : 1.0) * static_cast<double>(o.vocab_size) * h;
+  const double embeddings = (untied_of(s, o) ? 2.0 : 1.0) * static_cast<double>(vocab_of(s, o)) * h;
   return s.model.num_layers * layer + embeddings + h;   // + final norm
 }
 
 MemoryEstimate estimate_memory(const Scenario& s, const MemoryOptions& o) {
-  if (s.tp() <= 0 || s.cp() <= 0 || s.pp() <= 0 || s.model.num_layers <= 0 ||
+  if (s.tp() <= 0 || s.cp() <= 0 || s.pp() <= 0 || s.vpp() <= 0 || s.model.num_layers <= 0 ||
       s.model.hidden_size <= 0 || s.model.num_attention_heads <= 0 || s.model.seq_length <= 0)
     throw std::invalid_argument(
         "estimate_memory: model sizes and tensor/context/pipeline parallel sizes must be positive");
   MemoryEstimate m;
+  const bool prefill = s.train.mode == TrainMode::Prefill;
   const double layers_per_stage = static_cast<double>(s.model.num_layers) / s.pp();
   const double h = s.model.hidden_size;
-  const double embedding_per_rank = static_cast<double>(o.vocab_size) * h / s.tp();
+  const double vocab = static_cast<double>(vocab_of(s, o));
+  const double embedding_per_rank = vocab * h / s.tp();
   // First pipeline stage: its layers + the input embedding; with pp = 1 also the output layer.
   m.parameters = layers_per_stage * layer_params_per_tp_rank(s, o) + embedding_per_rank;
-  if (s.pp() == 1) m.parameters += (o.untied_embeddings ? embedding_per_rank : 0.0) + h;
+  if (s.pp() == 1) m.parameters += (untied_of(s, o) ? embedding_per_rank : 0.0) + h;
 
   const double e = bytes_per_element(s.model.params_dtype);
   const int dp = std::max(1, s.dp());
-  const double shards = o.distributed_optimizer ? static_cast<double>(dp) * s.cp() : 1.0;
+  const bool distributed = o.distributed_optimizer.value_or(s.ddp.use_distributed_optimizer);
+  const double shards = distributed ? static_cast<double>(dp) * s.cp() : 1.0;
   m.weights_bytes = e * m.parameters;
-  m.gradients_bytes = 4.0 * m.parameters;                  // fp32 main grads
-  m.optimizer_bytes = 12.0 * m.parameters / shards;        // fp32 main params + Adam m, v
+  if (!prefill) {
+    m.gradients_bytes = 4.0 * m.parameters;                  // fp32 main grads
+    m.optimizer_bytes = 12.0 * m.parameters / shards;        // fp32 main params + Adam m, v
+  }
 
+  const double sb = static_cast<double>(s.model.seq_length) / s.cp() * s.train.micro_batch_size;
   const LayerActivations a = layer_activations(s, o);
   const double replicated = s.model.sequence_parallel ? a.tp_replicated_bytes / s.tp()
                                                       : a.tp_replicated_bytes;
   const double full_layer = replicated + a.tp_sharded_bytes + a.core_attention_bytes;
-  // 1F1B keeps pp micro-batches of L/pp layers in flight on the first stage: L layers in all.
-  const double layers_in_flight = s.model.num_layers;
-  switch (o.recompute) {
-    case Recompute::None:
-      m.activation_bytes_per_layer = full_layer;
-      m.activations_bytes = layers_in_flight * full_layer;
-      break;
-    case Recompute::Selective:
-      m.activation_bytes_per_layer = full_layer - a.core_attention_bytes;
-      m.activations_bytes = layers_in_flight * m.activation_bytes_per_layer;
-      break;
-    case Recompute::Full: {
-      const double sb = static_cast<double>(s.model.seq_length) / s.cp() * s.train.micro_batch_size;
-      const double input = e * sb * h / (s.model.sequence_parallel ? s.tp() : 1);
-      m.activation_bytes_per_layer = input;
-      m.activations_bytes = layers_in_flight * input + full_layer;   // + one recomputed layer
-      break;
+  if (prefill) {
+    // Forward only: nothing is saved for a backward; one layer's tensors are alive at a time, and
+    // every layer of the stage keeps its K and V (the cache the decode reads).
+    m.activation_bytes_per_layer = full_layer;
+    m.activations_bytes = full_layer;
+    m.kv_cache_bytes = layers_per_stage * e * sb * 2.0 * s.kv_heads_per_tp_rank() * s.head_dim();
+  } else {
+    // Micro-batches in flight on the first stage. 1F1B: min(pp, m) micro-batches of L/pp layers.
+    // Interleaved (vpp chunks of L/(pp*vpp) layers): pp*vpp + pp - 1 chunks at the peak
+    // (Korthikanti et al. 2022, section 4.2.3: a factor 1 + (pp-1)/(pp*vpp) over L layers).
+    const int pp = s.pp(), vpp = s.vpp();
+    const int micro = s.micro_batches() > 0 ? s.micro_batches() : 1;
+    double chunks_in_flight = vpp > 1 ? static_cast<double>(pp) * vpp + pp - 1 : std::min(pp, micro);
+    chunks_in_flight = std::min(chunks_in_flight, static_cast<double>(micro) * vpp);
+    const double layers_per_chunk = layers_per_stage / vpp;
+    const double layers_in_flight = chunks_in_flight * layers_per_chunk;
+    m.micro_batches_in_flight = layers_in_flight / layers_per_stage;
+    const double input = e * sb * h / (s.model.sequence_parallel ? s.tp() : 1);
+    switch (recompute_of(s, o)) {
+      case Recompute::None:
+        m.activation_bytes_per_layer = full_layer;
+        m.activations_bytes = layers_in_flight * full_layer;
+        break;
+      case Recompute::Selective:
+        m.activation_bytes_per_layer = full_layer - a.core_attention_bytes;
+        m.activations_bytes = layers_in_flight * m.activation_bytes_per_layer;
+        break;
+      case Recompute::Full: {
+        const double n = std::clamp<double>(s.model.recompute_num_layers, 1.0, layers_per_chunk);
+        if (s.model.recompute_method == RecomputeMethod::Uniform) {
+          // groups of n layers keep their input only; one group is recomputed at a time
+          m.activation_bytes_per_layer = input / n;
+          m.activations_bytes = layers_in_flight * input / n + n * full_layer;
+        } else {
+          // block: the first n layers of each chunk keep their input, the others everything
+          const double per_chunk = n * input + (layers_per_chunk - n) * full_layer;
+          m.activation_bytes_per_layer = per_chunk / layers_per_chunk;
+          m.activations_bytes = chunks_in_flight * per_chunk + full_layer;
+        }
+        break;
+      }
     }
   }
   if (s.pp() == 1) {
-    const double sb = static_cast<double>(s.model.seq_length) / s.cp() * s.train.micro_batch_size;
-    // bf16 logits + the fp32 softmax the vocab-parallel cross-entropy keeps, vocab split over TP
-    m.logits_bytes = (e + 4.0) * sb * static_cast<double>(o.vocab_size) / s.tp();
+    // bf16 logits + the fp32 softmax the vocab-parallel cross entropy keeps, vocab split over TP
+    // (prefill: the logits only)
+    m.logits_bytes = (prefill ? e : e + 4.0) * sb * vocab / s.tp();
   }
 
   CpCommType worst = s.comm_type_for_layer(0);
@@ -167,19 +212,19 @@ MemoryEstimate estimate_memory(const Scenario& s, const MemoryOptions& o) {
       s.model.cp_comm_type.empty() ? std::vector<CpCommType>{CpCommType::P2P} : s.model.cp_comm_type;
   for (CpCommType t : types) {
     const CpBuffers b = cp_buffers(s, t);
-    const double peak = std::max(b.forward_bytes, b.backward_bytes);
+    const double peak = prefill ? b.forward_bytes : std::max(b.forward_bytes, b.backward_bytes);
     if (peak > worst_bytes) {
       worst_bytes = peak;
       worst = t;
       m.cp_forward_buffers_bytes = b.forward_bytes;
-      m.cp_backward_buffers_bytes = b.backward_bytes;
+      m.cp_backward_buffers_bytes = prefill ? 0.0 : b.backward_bytes;
     }
   }
   m.cp_buffers_bytes = std::max(m.cp_forward_buffers_bytes, m.cp_backward_buffers_bytes);
   m.comm_type = to_string(worst);
   m.reserved_bytes = o.reserved_bytes;
   m.total_bytes = m.weights_bytes + m.gradients_bytes + m.optimizer_bytes + m.activations_bytes +
-                  m.logits_bytes + m.cp_buffers_bytes + m.reserved_bytes;
+                  m.logits_bytes + m.kv_cache_bytes + m.cp_buffers_bytes + m.reserved_bytes;
   m.capacity_bytes = s.cluster.gpu.memory_bytes;
   m.fits = m.total_bytes <= m.capacity_bytes;
   return m;
@@ -197,6 +242,7 @@ std::vector<std::string> describe_memory(const MemoryEstimate& m) {
   add("optimizer states", m.optimizer_bytes);
   add("activations", m.activations_bytes);
   add("logits + loss", m.logits_bytes);
+  if (m.kv_cache_bytes > 0) add("kv cache", m.kv_cache_bytes);
   add("cp attention buffers", m.cp_buffers_bytes);
   add("reserved", m.reserved_bytes);
   add("total", m.total_bytes);

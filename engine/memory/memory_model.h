@@ -8,6 +8,7 @@
 //     Models") itemised per tensor, adapted to GQA, a gated (SwiGLU) MLP, FlashAttention (no s^2
 //     term; a fp32 log-sum-exp per query instead) and CP (s = S / cp tokens per rank).
 #include <cstdint>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -17,14 +18,14 @@ namespace hcpsim {
 
 enum class Recompute { None, Selective, Full };
 
-// Knobs the scenario does not carry; the defaults describe a Llama-style Megatron run.
+// Knobs the scenario does not carry, and overrides of those it does (unset = the scenario's value).
 struct MemoryOptions {
-  std::int64_t vocab_size = 128256;       // Llama-3 tokenizer
-  bool untied_embeddings = true;          // separate input embedding and output layer
-  bool gated_mlp = true;                  // SwiGLU: 3 matrices h x ffn (false: 2 matrices, GeLU)
-  bool dropout = false;                   // Llama trains without dropout (no 1-byte masks)
-  bool distributed_optimizer = true;      // optimizer states sharded over DP x CP
-  Recompute recompute = Recompute::None;
+  std::optional<std::int64_t> vocab_size;        // default: model.vocab_size
+  std::optional<bool> untied_embeddings;         // default: model.untie_embeddings_and_output_weights
+  bool gated_mlp = true;                         // SwiGLU: 3 matrices h x ffn (false: 2 matrices, GeLU)
+  bool dropout = false;                          // Llama trains without dropout (no 1-byte masks)
+  std::optional<bool> distributed_optimizer;     // default: ddp.use_distributed_optimizer
+  std::optional<Recompute> recompute;            // default: model.recompute_granularity
   double reserved_bytes = 2.0 * 1024 * 1024 * 1024;   // CUDA context, NCCL, allocator slack (assumption)
 };
 
@@ -36,6 +37,8 @@ struct MemoryEstimate {
   double activation_bytes_per_layer = 0;   // saved for backward, one layer, one micro-batch
   double activations_bytes = 0;     // all layers held in flight on this GPU (+ recompute working set)
   double logits_bytes = 0;          // output layer + cross-entropy (last pipeline stage)
+  double kv_cache_bytes = 0;        // prefill: K and V of every layer held, for the decode that follows
+  double micro_batches_in_flight = 0;      // training: layers' worth of activations kept / layers per stage
   double cp_forward_buffers_bytes = 0;     // CP attention buffers alive during one layer's forward
   double cp_backward_buffers_bytes = 0;    // CP attention buffers alive during one layer's backward
   double cp_buffers_bytes = 0;      // max of the two (they are never alive together)
@@ -50,8 +53,13 @@ struct MemoryEstimate {
 // (otherwise 4 x hidden_size is assumed).
 double model_parameter_count(const Scenario& s, const MemoryOptions& o = {});
 
-// Estimate for the busiest GPU (first pipeline stage). Preconditions: the scenario validates
-// (parallel sizes divide what they must); throws std::invalid_argument on zero sizes.
+// The recomputation a scenario asks for (model.recompute_granularity), or the override.
+Recompute recompute_of(const Scenario& s, const MemoryOptions& o = {});
+
+// Estimate for the busiest GPU (first pipeline stage). Training keeps the activations of the
+// micro-batches in flight (1F1B, interleaved); prefill (train.mode) keeps weights and the KV cache.
+// Preconditions: the scenario validates (parallel sizes divide what they must); throws
+// std::invalid_argument on zero sizes.
 MemoryEstimate estimate_memory(const Scenario& s, const MemoryOptions& o = {});
 
 // Human-readable lines "weights 12.3 GiB" etc. for reports.

@@ -13,6 +13,7 @@ MemoryReport to_memory_report(const MemoryEstimate& m) {
                        {"logits", m.logits_bytes},
                        {"cp_buffers", m.cp_buffers_bytes},
                        {"reserved", m.reserved_bytes}};
+  if (m.kv_cache_bytes > 0) r.breakdown_bytes.emplace_back("kv_cache", m.kv_cache_bytes);
   return r;
 }
 

@@ -5,6 +5,7 @@
 #include <set>
 
 #include "engine/layout/rank_layout.h"
+#include "engine/memory/memory_model.h"
 #include "engine/planning/planner.h"
 
 namespace hcpsim::planning {
@@ -81,8 +82,35 @@ std::string explain(const PlanEntry& e, const PlanEntry& best, const std::string
                                                 : " and runs a ring of " + std::to_string(p) + " across nodes";
     }
   }
-  why += "; tp=" + std::to_string(c.tp) + "; " + num(e.memory.total_bytes / kGiB, 1) + " of " +
-         num(e.memory.capacity_bytes / kGiB, 1) + " GiB";
+  why += "; tp=" + std::to_string(c.tp) + (c.tp > 1 ? " with sequence parallelism" : "");
+  // Pipeline, data parallelism, batch.
+  const int micro = s.micro_batches();
+  const double bubble = e.result.metrics.pipeline_bubble_fraction;
+  if (c.pp > 1) {
+    why += "; pp=" + std::to_string(c.pp) + (c.vpp > 1 ? " interleaved vpp=" + std::to_string(c.vpp) : std::string(" 1F1B")) +
+           " over " + std::to_string(micro) + " micro-batches";
+    if (!std::isnan(bubble)) why += " (bubble " + num(100.0 * bubble, 1) + "%)";
+  } else {
+    why += "; no pipeline";
+  }
+  why += "; dp=" + std::to_string(c.dp) + (c.dp > 1 ? " replicas" : " (one replica)");
+  if (c.mbs > 1) why += ", micro-batch " + std::to_string(c.mbs);
+  // Recomputation and the optimizer: what they save.
+  if (c.recompute != Recompute::None) {
+    MemoryOptions none;
+    none.recompute = Recompute::None;
+    const MemoryEstimate without = estimate_memory(s, none);
+    why += std::string("; ") + to_string(c.recompute) + " recomputation (" + num(without.total_bytes / kGiB, 1) +
+           " GiB without it" + (without.fits ? ")" : ", does not fit)");
+  }
+  if (s.train.mode == TrainMode::Train) {
+    MemoryOptions other;
+    other.distributed_optimizer = !c.distributed_optimizer;
+    const double delta = estimate_memory(s, other).total_bytes - e.memory.total_bytes;
+    why += c.distributed_optimizer ? "; distributed optimizer saves " + num(delta / kGiB, 1) + " GiB"
+                                   : "; no distributed optimizer (it would save " + num(-delta / kGiB, 1) + " GiB)";
+  }
+  why += "; " + num(e.memory.total_bytes / kGiB, 1) + " of " + num(e.memory.capacity_bytes / kGiB, 1) + " GiB";
   if (&e == &best) {
     why += "; best " + metric;
   } else {

@@ -1,6 +1,7 @@
 #include "engine/planning/planner.h"
 
 #include <algorithm>
+#include <cctype>
 #include <cmath>
 #include <stdexcept>
 
@@ -27,6 +28,41 @@ PointResult predict_one(const ScenarioPredictor& predict, const Scenario& s) {
   return r;
 }
 
+// A validation message with every number written as N, so that one rule counts as one class
+// (digits inside words such as "a2a" stay).
+std::string without_numbers(const std::string& m) {
+  auto alpha = [&](std::size_t i) { return i < m.size() && std::isalpha(static_cast<unsigned char>(m[i])); };
+  std::string out;
+  for (std::size_t i = 0; i < m.size(); ++i) {
+    if (!std::isdigit(static_cast<unsigned char>(m[i])) || (i > 0 && alpha(i - 1))) {
+      out += m[i];
+      continue;
+    }
+    std::size_t j = i;
+    while (j + 1 < m.size() && (std::isdigit(static_cast<unsigned char>(m[j + 1])) || m[j + 1] == '.')) ++j;
+    if (alpha(j + 1)) {
+      out += m.substr(i, j - i + 1);
+    } else {
+      out += 'N';
+    }
+    i = j;
+  }
+  return out;
+}
+
+// "activations dominate" style class of an out-of-memory configuration.
+std::string largest_memory_item(const MemoryEstimate& m) {
+  const std::pair<const char*, double> items[] = {
+      {"weights", m.weights_bytes},         {"gradients", m.gradients_bytes},
+      {"optimizer states", m.optimizer_bytes}, {"activations", m.activations_bytes},
+      {"logits", m.logits_bytes},           {"kv cache", m.kv_cache_bytes},
+      {"cp buffers", m.cp_buffers_bytes}};
+  const auto* best = &items[0];
+  for (const auto& it : items)
+    if (it.second > best->second) best = &it;
+  return std::string("largest item: ") + best->first;
+}
+
 }  // namespace
 
 std::string PlanCandidate::label() const {
@@ -34,44 +70,86 @@ std::string PlanCandidate::label() const {
                   " " + to_string(comm);
   if (!hierarchical.empty())
     s += " [" + std::to_string(hierarchical[0]) + "," + std::to_string(hierarchical[1]) + "]";
+  if (pp > 1) s += " pp=" + std::to_string(pp);
+  if (vpp > 1) s += " vpp=" + std::to_string(vpp);
+  if (mbs > 1) s += " mbs=" + std::to_string(mbs);
+  if (recompute != Recompute::None) s += std::string(" recompute=") + to_string(recompute);
+  if (!distributed_optimizer) s += " no-dist-opt";
   if (order != "tp-cp-ep-dp-pp") s += " " + order;
   return s;
 }
 
-std::vector<PlanCandidate> enumerate_candidates(const Scenario& base, int gpus) {
+std::vector<PlanCandidate> enumerate_candidates(const Scenario& base, int gpus, const PlanSearch& search,
+                                                const MemoryOptions& memory) {
   const int gpn = base.cluster.gpus_per_node;
   if (gpus <= 0 || gpn <= 0 || (gpus % gpn != 0 && gpn % gpus != 0))
     throw std::invalid_argument("--gpus " + std::to_string(gpus) + ": must be a multiple of gpus_per_node (" +
                                 std::to_string(gpn) + ") or a divisor of it");
-  const int pp = base.pp();
   std::vector<PlanCandidate> out;
-  if (pp <= 0 || gpus % pp != 0) return out;
-  std::vector<std::string> orders{"tp-cp-ep-dp-pp"};
-  if (pp > 1) orders.push_back("tp-cp-ep-pp-dp");
-  for (int tp : divisors(std::min(gpn, gpus))) {
-    if ((gpus / pp) % tp != 0) continue;
-    for (int cp : divisors(gpus / pp / tp)) {
-      const int dp = gpus / pp / tp / cp;
-      for (const std::string& order : orders) {
-        if (order != orders.front() && dp == 1) continue;   // the orders differ only when dp > 1 and pp > 1
-        PlanCandidate c;
-        c.tp = tp;
-        c.cp = cp;
-        c.dp = dp;
-        c.order = order;
-        if (cp == 1) {
-          out.push_back(c);
-          continue;
+  const int L = base.model.num_layers;
+  std::vector<int> pps;
+  if (search.pipeline) {
+    for (int pp : divisors(gpus))
+      if (L > 0 && L % pp == 0) pps.push_back(pp);
+  } else if (base.pp() > 0 && gpus % base.pp() == 0) {
+    pps.push_back(base.pp());
+  }
+  const int gbs = base.global_batch();
+  std::vector<Recompute> recomputes{recompute_of(base, memory)};
+  if (search.recompute && !memory.recompute) recomputes = {Recompute::None, Recompute::Selective, Recompute::Full};
+  std::vector<bool> dist_opts{memory.distributed_optimizer.value_or(base.ddp.use_distributed_optimizer)};
+  if (search.distributed_optimizer && !memory.distributed_optimizer) dist_opts = {true, false};
+  for (int pp : pps) {
+    std::vector<int> vpps{search.pipeline ? 1 : base.vpp()};
+    if (search.pipeline && pp > 1)
+      for (int v = 2; v <= search.max_vpp; ++v)
+        if (L % (pp * v) == 0) vpps.push_back(v);
+    std::vector<std::string> orders{"tp-cp-ep-dp-pp"};
+    if (pp > 1) orders.push_back("tp-cp-ep-pp-dp");
+    for (int tp : divisors(std::min(gpn, gpus))) {
+      if ((gpus / pp) % tp != 0) continue;
+      for (int cp : divisors(gpus / pp / tp)) {
+        const int dp = gpus / pp / tp / cp;
+        std::vector<int> mbss{base.train.micro_batch_size};
+        if (search.micro_batch) {
+          mbss.clear();
+          for (int b : {1, 2, 4})
+            if (gbs % (b * dp) == 0) mbss.push_back(b);
         }
-        for (CpCommType t : {CpCommType::P2P, CpCommType::AllGather, CpCommType::A2A}) {
-          c.comm = t;
-          out.push_back(c);
-        }
-        c.comm = CpCommType::A2AP2P;
-        for (int a = 2; a < cp; ++a) {
-          if (cp % a) continue;
-          c.hierarchical = {a, cp / a};
-          out.push_back(c);
+        for (const std::string& order : orders) {
+          if (order != orders.front() && dp == 1) continue;   // the orders differ only when dp > 1 and pp > 1
+          PlanCandidate c;
+          c.tp = tp;
+          c.cp = cp;
+          c.dp = dp;
+          c.pp = pp;
+          c.order = order;
+          std::vector<PlanCandidate> layouts;
+          if (cp == 1) {
+            layouts.push_back(c);
+          } else {
+            for (CpCommType t : {CpCommType::P2P, CpCommType::AllGather, CpCommType::A2A}) {
+              c.comm = t;
+              layouts.push_back(c);
+            }
+            c.comm = CpCommType::A2AP2P;
+            for (int a = 2; a < cp; ++a) {
+              if (cp % a) continue;
+              c.hierarchical = {a, cp / a};
+              layouts.push_back(c);
+            }
+          }
+          for (PlanCandidate l : layouts)
+            for (int v : vpps)
+              for (int b : mbss)
+                for (Recompute r : recomputes)
+                  for (bool d : dist_opts) {
+                    l.vpp = v;
+                    l.mbs = b;
+                    l.recompute = r;
+                    l.distributed_optimizer = d;
+                    out.push_back(l);
+                  }
         }
       }
     }
@@ -89,11 +167,26 @@ Scenario apply_candidate(const Scenario& base, const PlanCandidate& c, int gpus)
     s.cluster.gpus_per_node = gpus;
     s.cluster.nics_per_node = std::min(s.cluster.nics_per_node, gpus);
   }
+  s.train.global_batch_size = base.global_batch();
+  s.train.micro_batch_size = c.mbs;
   s.model.tensor_model_parallel_size = c.tp;
   s.model.context_parallel_size = c.cp;
+  s.model.pipeline_model_parallel_size = c.pp;
+  s.model.virtual_pipeline_model_parallel_size = c.vpp;
   s.model.cp_comm_type = {c.comm};
   s.model.hierarchical_context_parallel_sizes = c.hierarchical;
-  s.model.sequence_parallel = base.model.sequence_parallel && c.tp > 1;
+  s.model.sequence_parallel = c.tp > 1;   // Megatron-Bridge turns it on whenever tp > 1
+  switch (c.recompute) {
+    case Recompute::None: s.model.recompute_granularity = RecomputeGranularity::None; break;
+    case Recompute::Selective: s.model.recompute_granularity = RecomputeGranularity::Selective; break;
+    case Recompute::Full:
+      s.model.recompute_granularity = RecomputeGranularity::Full;
+      s.model.recompute_method = RecomputeMethod::Uniform;
+      s.model.recompute_num_layers = 1;
+      break;
+  }
+  s.locations.clear();   // positions in the base file do not describe a generated candidate
+  s.ddp.use_distributed_optimizer = c.distributed_optimizer;
   s.dist.order = c.order;
   return s;
 }
@@ -101,11 +194,18 @@ Scenario apply_candidate(const Scenario& base, const PlanCandidate& c, int gpus)
 PlanOutcome plan(const Scenario& base, const PlanOptions& options, const ScenarioValidator& validate,
                  const ScenarioPredictor& predict) {
   const int gpus = options.gpus > 0 ? options.gpus : base.world_size();
-  (void)metric_value(PointResult{}, options.metric);   // unknown metric: throws before any work
   PlanOutcome out;
+  out.metric = !options.metric.empty() ? options.metric
+               : base.train.mode == TrainMode::Prefill ? "ttft_s"
+                                                       : "tokens_per_s_per_gpu";
+  out.global_batch = base.global_batch();
+  (void)metric_value(PointResult{}, out.metric);   // unknown metric: throws before any work
   std::vector<PlanEntry> kept;
-  for (const PlanCandidate& c : enumerate_candidates(base, gpus)) {
+  const std::vector<PlanCandidate> all = enumerate_candidates(base, gpus, options.search, options.memory);
+  const std::size_t report_every = std::max<std::size_t>(1, all.size() / 20);
+  for (const PlanCandidate& c : all) {
     ++out.enumerated;
+    if (options.progress && out.enumerated % report_every == 0) options.progress(out.enumerated, all.size(), 0);
     PlanEntry e;
     e.candidate = c;
     e.scenario = apply_candidate(base, c, gpus);
@@ -114,7 +214,7 @@ PlanOutcome plan(const Scenario& base, const PlanOptions& options, const Scenari
       ++out.invalid;
       for (const Diagnostic& x : d.items())
         if (x.severity == Severity::Error) {
-          ++out.invalid_reasons[x.path + ": " + x.message];
+          ++out.invalid_reasons[x.path + ": " + without_numbers(x.message)];
           break;
         }
       continue;
@@ -122,6 +222,7 @@ PlanOutcome plan(const Scenario& base, const PlanOptions& options, const Scenari
     e.memory = estimate_memory(e.scenario, options.memory);
     if (!e.memory.fits) {
       ++out.out_of_memory;
+      ++out.out_of_memory_reasons[largest_memory_item(e.memory)];
       continue;
     }
     kept.push_back(std::move(e));
@@ -141,7 +242,11 @@ PlanOutcome plan(const Scenario& base, const PlanOptions& options, const Scenari
     }, ro);
     for (const PointResult& r : so.results) results[std::stoul(r.labels[0])] = r;
   } else {
-    for (std::size_t i = 0; i < kept.size(); ++i) results[i] = predict_one(predict, kept[i].scenario);
+    for (std::size_t i = 0; i < kept.size(); ++i) {
+      results[i] = predict_one(predict, kept[i].scenario);
+      if (options.progress && (i + 1) % std::max<std::size_t>(1, kept.size() / 20) == 0)
+        options.progress(out.enumerated, all.size(), i + 1);
+    }
   }
 
   std::vector<PlanEntry> ok;
@@ -152,20 +257,20 @@ PlanOutcome plan(const Scenario& base, const PlanOptions& options, const Scenari
     e.result.comm_type = e.candidate.cp > 1 ? to_string(e.candidate.comm) : "none";
     e.result.fits = true;
     e.result.metrics.memory_per_gpu_bytes = e.memory.total_bytes;
-    if (e.result.status != PointStatus::Ok || std::isnan(metric_value(e.result, options.metric))) {
+    if (e.result.status != PointStatus::Ok || std::isnan(metric_value(e.result, out.metric))) {
       ++out.failed;
       continue;
     }
     ok.push_back(std::move(e));
   }
-  const bool higher = metric_higher_is_better(options.metric);
+  const bool higher = metric_higher_is_better(out.metric);
   std::stable_sort(ok.begin(), ok.end(), [&](const PlanEntry& a, const PlanEntry& b) {
-    const double va = metric_value(a.result, options.metric);
-    const double vb = metric_value(b.result, options.metric);
+    const double va = metric_value(a.result, out.metric);
+    const double vb = metric_value(b.result, out.metric);
     return higher ? va > vb : va < vb;
   });
   if (ok.size() > static_cast<std::size_t>(std::max(0, options.top))) ok.resize(std::max(0, options.top));
-  for (PlanEntry& e : ok) e.explanation = explain(e, ok.front(), options.metric);
+  for (PlanEntry& e : ok) e.explanation = explain(e, ok.front(), out.metric);
   out.best = std::move(ok);
 
   // Where pure a2a stops: cp must divide the KV heads per TP rank.

@@ -1,7 +1,9 @@
 #pragma once
-// Capacity planner: for a scenario's model, sequence length and cluster, enumerate every
-// (tp, cp, dp, cp_comm_type, hierarchical split, order) on N GPUs, drop what validation rejects
-// and what does not fit in GPU memory, predict the rest, and return the best K with a sentence each.
+// Capacity planner: for a scenario's model, sequence length, global batch and cluster, enumerate
+// every (tp, cp, cp_comm_type, hierarchical split, pp, vpp, dp, order, micro-batch size,
+// recomputation, distributed optimizer) on N GPUs, with sequence parallelism whenever tp > 1 (as
+// Megatron-Bridge does), drop what validation rejects and what does not fit in GPU memory, predict
+// the rest, and return the best K with a sentence each.
 #include <cstddef>
 #include <functional>
 #include <map>
@@ -22,15 +24,36 @@ struct PlanCandidate {
   CpCommType comm = CpCommType::P2P;
   std::vector<int> hierarchical;          // [A, P] for a2a+p2p, else empty
   std::string order = "tp-cp-ep-dp-pp";
-  std::string label() const;              // "tp=2 cp=16 a2a+p2p [4,4] tp-cp-ep-dp-pp"
+  int pp = 1;
+  int vpp = 1;
+  int mbs = 1;                            // micro_batch_size
+  Recompute recompute = Recompute::None;
+  bool distributed_optimizer = true;
+  // "tp=2 cp=16 a2a+p2p [4,4] pp=4 vpp=2 dp=1 mbs=1 recompute=full dist-opt" (order when not default)
+  std::string label() const;
+};
+
+// Which axes beyond tp, cp, comm type and split are searched; the others keep the scenario's values.
+struct PlanSearch {
+  bool pipeline = true;                   // pp over the divisors of num_layers, and vpp
+  bool micro_batch = true;                // micro_batch_size 1, 2, 4 (where the global batch divides)
+  bool recompute = true;                  // none, selective, full (unless PlanOptions::memory fixes it)
+  bool distributed_optimizer = true;      // on and off
+  int max_vpp = 8;                        // largest virtual pipeline size tried
+  // Only tp, cp, comm type, split and order (the scenario's pp, batch, recompute, optimizer).
+  static PlanSearch layouts_only() { return {false, false, false, false, 1}; }
 };
 
 struct PlanOptions {
   int gpus = 0;                           // 0 = the scenario's world size
   int top = 5;                            // how many to return
   int jobs = 1;                           // > 1: predict in that many worker processes
-  std::string metric = "step_s";          // ranking metric (see metric_names())
-  MemoryOptions memory;
+  std::string metric;                     // ranking metric (metric_names()); "" = tokens_per_s_per_gpu
+                                          // for training, ttft_s for prefill
+  MemoryOptions memory;                   // memory.recompute set: only that recomputation is searched
+  PlanSearch search;
+  // Called now and then with (candidates checked, candidates in all, predicted so far).
+  std::function<void(std::size_t, std::size_t, std::size_t)> progress;
 };
 
 struct PlanEntry {
@@ -47,7 +70,10 @@ struct PlanOutcome {
   std::size_t invalid = 0;                // rejected by validation
   std::size_t out_of_memory = 0;          // valid but above GPU memory
   std::size_t failed = 0;                 // the predictor threw
+  std::string metric;                     // the ranking metric used
+  int global_batch = 0;                   // sequences per step, the same for every candidate
   std::map<std::string, std::size_t> invalid_reasons;   // first error message -> count
+  std::map<std::string, std::size_t> out_of_memory_reasons;   // largest memory item -> count
   std::vector<std::string> notes;         // facts about the whole space ("pure a2a caps at cp 4 ...")
 };
 
@@ -57,11 +83,15 @@ using ScenarioPredictor = std::function<PointMetrics(const Scenario&)>;
 
 // Every candidate on `gpus` GPUs (tp divides gpus_per_node; cp*tp*pp divides gpus; for a2a+p2p
 // every split with 2 <= A < cp; the tp-cp-ep-pp-dp order only when pp > 1 and dp > 1, the only
-// case where it gives other groups).
+// case where it gives other groups; pp divides num_layers, vpp > 1 only with pp > 1 and
+// num_layers % (pp*vpp) == 0; micro-batch sizes that divide the global batch per DP replica).
 // Throws std::invalid_argument when gpus is not a multiple of gpus_per_node (or a divisor of it).
-std::vector<PlanCandidate> enumerate_candidates(const Scenario& base, int gpus);
+std::vector<PlanCandidate> enumerate_candidates(const Scenario& base, int gpus,
+                                                const PlanSearch& search = PlanSearch::layouts_only(),
+                                                const MemoryOptions& memory = {});
 
-// The base scenario with a candidate applied (cluster resized to `gpus`).
+// The base scenario with a candidate applied (cluster resized to `gpus`, the base's global batch
+// kept, sequence parallelism on when tp > 1).
 Scenario apply_candidate(const Scenario& base, const PlanCandidate& c, int gpus);
 
 PlanOutcome plan(const Scenario& base, const PlanOptions& options, const ScenarioValidator& validate,

@@ -23,18 +23,43 @@ std::string first_error(const Diagnostics& d) {
   return "invalid";
 }
 
+// What the layer graph of a scenario's model-parallel slice depends on (the rest of the scenario is
+// the planner's base, the same for every candidate).
+std::string slice_key(const Scenario& s, const std::string& backend) {
+  const Scenario t = step::model_parallel_slice(s);
+  std::string k = backend + "|" + std::to_string(t.tp()) + "|" + std::to_string(t.cp()) + "|" +
+                  std::to_string(t.cluster.nodes) + "x" + std::to_string(t.cluster.gpus_per_node) + "|mbs" +
+                  std::to_string(t.train.micro_batch_size) + "|sp" + std::to_string(t.model.sequence_parallel) + "|" +
+                  to_string(t.train.mode) + "|" + t.model.fp8 + "|" + std::to_string(t.model.fp8_dot_product_attention) +
+                  "|" + t.dist.order + "|" + std::to_string(t.model.seq_length) + "|";
+  for (CpCommType c : t.model.cp_comm_type) k += std::string(to_string(c)) + ",";
+  for (int x : t.model.hierarchical_context_parallel_sizes) k += std::to_string(x) + ",";
+  return k;
+}
+
 }  // namespace
 
 PointMetrics predict_scenario(const Scenario& s, const std::string& backend,
-                              const BackendRegistry& registry) {
+                              const BackendRegistry& registry, LayerCache* layer_cache) {
   const std::string name = backend.empty() ? s.simulation.backend : backend;
-  std::unique_ptr<Backend> b = registry.create(name);   // throws invalid_argument listing names
-  SimulateOptions so;
-  so.keep_events = false;
-  const Report r = simulate_scenario(s, *b, so).report;
+  Report r;
+  StepReport step;
+  const std::string key = slice_key(s, name);
+  if (layer_cache != nullptr && layer_cache->count(key) > 0) {
+    r = layer_cache->at(key);
+    step = step::compose_step(s, layer_times_of(r));
+  } else {
+    std::unique_ptr<Backend> b = registry.create(name);   // throws invalid_argument listing names
+    step = predict_step(s, *b, &r);   // one TP x CP group's layer graph, then the step
+    if (layer_cache != nullptr) (*layer_cache)[key] = r;
+  }
 
   PointMetrics m;
-  m.step_s = r.step_s;
+  m.step_s = step.time_s;
+  m.tokens_per_s_per_gpu = step.tokens_per_s_per_gpu;
+  m.mfu = step.mfu;
+  m.pipeline_bubble_fraction = step.pipeline_bubble_fraction;
+  if (step.mode == "prefill") m.ttft_s = step.ttft_s;
   m.attention_forward_s = r.has_forward ? r.attention_forward_s : kNaN;
   m.attention_backward_s = r.has_backward ? r.attention_backward_s : kNaN;
   m.layer_forward_s = r.whole_layer && r.has_forward ? r.layer_forward_s : kNaN;

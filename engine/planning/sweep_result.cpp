@@ -29,7 +29,8 @@ const std::vector<std::string>& fixed_columns() {
 double* metric_slot(PointMetrics& m, std::size_t i) {
   double* slots[] = {&m.step_s,          &m.attention_forward_s,      &m.attention_backward_s,
                      &m.layer_forward_s, &m.layer_backward_s,         &m.attention_tflops_per_gpu,
-                     &m.exposed_comm_s,  &m.memory_per_gpu_bytes};
+                     &m.exposed_comm_s,  &m.memory_per_gpu_bytes,     &m.tokens_per_s_per_gpu,
+                     &m.mfu,             &m.pipeline_bubble_fraction, &m.ttft_s};
   return slots[i];
 }
 
@@ -69,7 +70,8 @@ PointStatus parse_status(const std::string& s) {
 PointMetrics::PointMetrics()
     : step_s(kNaN), attention_forward_s(kNaN), attention_backward_s(kNaN), layer_forward_s(kNaN),
       layer_backward_s(kNaN), attention_tflops_per_gpu(kNaN), exposed_comm_s(kNaN),
-      memory_per_gpu_bytes(kNaN) {}
+      memory_per_gpu_bytes(kNaN), tokens_per_s_per_gpu(kNaN), mfu(kNaN), pipeline_bubble_fraction(kNaN),
+      ttft_s(kNaN) {}
 
 const char* to_string(PointStatus s) {
   switch (s) {
@@ -84,7 +86,8 @@ const std::vector<std::string>& metric_names() {
   static const std::vector<std::string> names{
       "step_s",          "attention_forward_s", "attention_backward_s",
       "layer_forward_s", "layer_backward_s",    "attention_tflops_per_gpu",
-      "exposed_comm_s",  "memory_per_gpu_gib"};
+      "exposed_comm_s",  "memory_per_gpu_gib",  "tokens_per_s_per_gpu",
+      "mfu",             "pipeline_bubble_fraction", "ttft_s"};
   return names;
 }
 
@@ -98,7 +101,9 @@ double metric_value(const PointResult& r, const std::string& name) {
   throw std::invalid_argument("unknown metric '" + name + "' (valid: " + valid + ")");
 }
 
-bool metric_higher_is_better(const std::string& name) { return name == "attention_tflops_per_gpu"; }
+bool metric_higher_is_better(const std::string& name) {
+  return name == "attention_tflops_per_gpu" || name == "tokens_per_s_per_gpu" || name == "mfu";
+}
 
 nlohmann::json to_json(const PointResult& r, const std::vector<std::string>& columns) {
   nlohmann::json j;

@@ -16,7 +16,7 @@ const char* to_string(PointStatus s);
 
 // Metrics of one point. NaN = not available (e.g. no whole-layer timing).
 struct PointMetrics {
-  double step_s;                    // predicted training step time (all layers, forward + backward)
+  double step_s;                    // whole training step (pipeline, DP, optimizer), or prefill of the batch
   double attention_forward_s;       // CP attention block of one layer
   double attention_backward_s;
   double layer_forward_s;
@@ -24,6 +24,10 @@ struct PointMetrics {
   double attention_tflops_per_gpu;  // forward + backward attention FLOPs / time, per GPU, TFLOP/s
   double exposed_comm_s;            // communication not hidden behind compute (fwd + bwd, one layer)
   double memory_per_gpu_bytes;      // estimate_memory total
+  double tokens_per_s_per_gpu;      // global batch tokens / step_s / GPUs
+  double mfu;                       // Megatron-LM model FLOPs / step_s / GPUs / dense bf16 peak
+  double pipeline_bubble_fraction;  // idle share of the busiest pipeline stage
+  double ttft_s;                    // prefill: time to first token (NaN for training)
   PointMetrics();
 };
 

@@ -6,6 +6,7 @@
 #include <string>
 #include <vector>
 
+#include "engine/step/step_report.h"
 #include "engine/trace/trace.h"
 
 namespace hcpsim {
@@ -44,7 +45,8 @@ struct MemoryReport {
 
 struct Report {
   std::string scenario, backend;
-  int world_size = 0, gpus_per_node = 0;
+  int world_size = 0, gpus_per_node = 0;   // of the simulated graph
+  int cluster_world_size = 0;                // of the whole job (larger when replicas were simulated once)
   std::size_t tasks = 0;
   double wall_s = 0;
   int layers_simulated = 0, num_layers = 0;
@@ -71,6 +73,9 @@ struct Report {
   double critical_path_compute_s = 0, critical_path_comm_s = 0, critical_path_idle_s = 0;
 
   std::optional<MemoryReport> memory;
+  // The whole step (training) or prefill composed from the layer times (engine/step); filled by
+  // simulate_scenario when the scenario's batch and pipeline sizes divide.
+  std::optional<StepReport> step;
 };
 
 // Computes the report. Precondition: events have end_s >= start_s. Empty traces give zeros.

@@ -36,7 +36,11 @@ std::string report_to_text(const Report& r, const ReportOptions& options) {
   os << "hcpsim report: " << r.scenario << " (backend " << r.backend << ")\n";
   os << "  world size " << r.world_size << ", " << r.gpus_per_node << " GPUs per node, " << r.tasks << " tasks, "
      << r.layers_simulated << " of " << r.num_layers << " layers simulated"
-     << (r.whole_layer ? ", whole layer" : ", attention only") << "\n\n";
+     << (r.whole_layer ? ", whole layer" : ", attention only") << "\n";
+  if (r.cluster_world_size > r.world_size)
+    os << "  the job has " << r.cluster_world_size << " GPUs: pipeline stages and data-parallel replicas run the same "
+       << "layer graph and are simulated once\n";
+  os << "\n";
   os << "Per layer (slowest rank, mean over simulated layers)\n";
   if (r.has_forward) {
     row(os, "attention forward", ms(r.attention_forward_s), "ms");
@@ -82,6 +86,33 @@ std::string report_to_text(const Report& r, const ReportOptions& options) {
     os << buf;
   }
   if (r.critical_path.size() > limit) os << "  ... " << r.critical_path.size() - limit << " more\n";
+  if (r.step) {
+    const StepReport& st = *r.step;
+    const bool prefill = st.mode == "prefill";
+    os << (prefill ? "\nPrefill" : "\nTraining step") << " (" << st.global_batch << " sequences, " << st.micro_batches
+       << " micro-batches per pipeline" << (st.attention_only ? "; layers timed as attention only" : "") << ")\n";
+    if (prefill) row(os, "time to first token", ms(st.ttft_s), "ms");
+    row(os, prefill ? "prefill of the global batch" : "step time", ms(st.time_s), "ms");
+    row(os, "tokens per second", fmt("%.1f", st.tokens_per_s), "tokens/s");
+    row(os, "tokens per second per GPU", fmt("%.2f", st.tokens_per_s_per_gpu), "tokens/s");
+    row(os, "model throughput", fmt("%.1f", st.model_tflops_per_gpu), "TFLOP/s per GPU");
+    row(os, "MFU (of dense bf16 peak)", fmt("%.1f", 100.0 * st.mfu), "%");
+    row(os, "  with causal attention counted halved", fmt("%.1f", 100.0 * st.mfu_causal), "%");
+    row(os, "pipeline bubble", fmt("%.1f", 100.0 * st.pipeline_bubble_fraction), "%");
+    row(os, "pipeline (warm-up, steady, cool-down)", ms(st.pipeline_s), "ms");
+    row(os, "  stage forward, one micro-batch", ms(st.stage_forward_s), "ms");
+    if (!prefill) row(os, "  stage backward, one micro-batch", ms(st.stage_backward_s), "ms");
+    if (st.recompute_s > 0) row(os, "    of which recomputation", ms(st.recompute_s), "ms");
+    row(os, "  embedding (first stage)", ms(st.embedding_s), "ms");
+    row(os, "  output layer + loss (last stage)", ms(st.output_layer_s), "ms");
+    row(os, "  P2P activation transfer", ms(st.p2p_forward_s), "ms");
+    if (!prefill) {
+      row(os, "DP gradient reduction (alone)", ms(st.dp_grad_reduce_s), "ms");
+      row(os, "DP parameter all-gather (alone)", ms(st.dp_param_gather_s), "ms");
+      row(os, "DP exposed", ms(st.dp_exposed_s), "ms");
+      row(os, "optimizer step", ms(st.optimizer_s), "ms");
+    }
+  }
   if (r.memory) {
     os << "\nMemory per GPU\n";
     row(os, "peak", mib(r.memory->peak_bytes_per_gpu), "MiB");
@@ -102,6 +133,7 @@ std::string report_to_json(const Report& r) {
   j["scenario"] = r.scenario;
   j["backend"] = r.backend;
   j["world_size"] = r.world_size;
+  if (r.cluster_world_size > 0) j["cluster_world_size"] = r.cluster_world_size;
   j["gpus_per_node"] = r.gpus_per_node;
   j["attention"] = {{"forward_s", r.attention_forward_s},
                     {"backward_s", r.attention_backward_s},
@@ -142,6 +174,34 @@ std::string report_to_json(const Report& r) {
                         {"comm_s", r.critical_path_comm_s},
                         {"idle_s", r.critical_path_idle_s},
                         {"tasks", cp}};
+  if (r.step) {
+    const StepReport& st = *r.step;
+    j["step"] = {{"mode", st.mode},
+                 {"time_s", st.time_s},
+                 {"tokens_per_s", st.tokens_per_s},
+                 {"tokens_per_s_per_gpu", st.tokens_per_s_per_gpu},
+                 {"model_tflops_per_gpu", st.model_tflops_per_gpu},
+                 {"mfu", st.mfu},
+                 {"mfu_causal", st.mfu_causal},
+                 {"pipeline_bubble_fraction", st.pipeline_bubble_fraction},
+                 {"micro_batches", st.micro_batches},
+                 {"global_batch_size", st.global_batch},
+                 {"attention_only", st.attention_only},
+                 {"breakdown_s",
+                  {{"pipeline", st.pipeline_s},
+                   {"stage_forward", st.stage_forward_s},
+                   {"stage_backward", st.stage_backward_s},
+                   {"recompute", st.recompute_s},
+                   {"embedding", st.embedding_s},
+                   {"output_layer", st.output_layer_s},
+                   {"p2p_forward", st.p2p_forward_s},
+                   {"p2p_backward", st.p2p_backward_s},
+                   {"dp_grad_reduce", st.dp_grad_reduce_s},
+                   {"dp_param_gather", st.dp_param_gather_s},
+                   {"dp_exposed", st.dp_exposed_s},
+                   {"optimizer", st.optimizer_s}}}};
+    if (st.mode == "prefill") j["step"]["ttft_s"] = st.ttft_s;
+  }
   if (r.memory) {
     json b = json::object();
     for (const auto& [item, bytes] : r.memory->breakdown_bytes) b[item] = bytes;
@@ -179,6 +239,16 @@ std::string report_to_csv(const Report& r) {
   put("critical_path_comm_s", r.critical_path_comm_s, "s");
   put("wall_s", r.wall_s, "s");
   if (r.memory) put("memory_peak_bytes_per_gpu", r.memory->peak_bytes_per_gpu, "bytes");
+  if (r.step) {
+    put("step_time_s", r.step->time_s, "s");
+    if (r.step->mode == "prefill") put("ttft_s", r.step->ttft_s, "s");
+    put("tokens_per_s", r.step->tokens_per_s, "tokens/s");
+    put("tokens_per_s_per_gpu", r.step->tokens_per_s_per_gpu, "tokens/s");
+    put("model_tflops_per_gpu", r.step->model_tflops_per_gpu, "TFLOP/s");
+    put("mfu", r.step->mfu, "fraction");
+    put("pipeline_bubble_fraction", r.step->pipeline_bubble_fraction, "fraction");
+    put("micro_batches", r.step->micro_batches, "micro-batches");
+  }
   return os.str();
 }
 

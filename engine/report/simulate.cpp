@@ -7,6 +7,7 @@
 #include <chrono>
 
 #include "engine/schedule/build.h"
+#include "engine/step/step_model.h"
 
 namespace hcpsim {
 namespace {
@@ -18,8 +19,20 @@ struct KeepSink : TraceSink {
 
 }  // namespace
 
-SimulationResult simulate_scenario(const Scenario& s, Backend& backend, const SimulateOptions& options) {
+step::LayerTimes layer_times_of(const Report& r) {
+  step::LayerTimes lt;
+  lt.whole_layer = r.whole_layer;
+  lt.layer_forward_s = r.whole_layer ? r.layer_forward_s : r.attention_forward_s;
+  lt.layer_backward_s = r.whole_layer ? r.layer_backward_s : r.attention_backward_s;
+  lt.attention_forward_s = r.attention_forward_s;
+  return lt;
+}
+
+SimulationResult simulate_scenario(const Scenario& full, Backend& backend, const SimulateOptions& options) {
   const auto t0 = std::chrono::steady_clock::now();
+  const Scenario sliced = options.replicas_once ? step::model_parallel_slice(full) : Scenario{};
+  const bool use_slice = options.replicas_once && sliced.world_size() < full.world_size();
+  const Scenario& s = use_slice ? sliced : full;
   const RankLayout layout = RankLayout::from_scenario(s);
   const TaskGraph g = build_task_graph(s, layout, graph_options_from(s));
   const CostModel cost(s);
@@ -39,13 +52,29 @@ SimulationResult simulate_scenario(const Scenario& s, Backend& backend, const Si
   std::sort(r.trace.events.begin(), r.trace.events.end(),
             [](const TraceEvent& a, const TraceEvent& b) { return a.task < b.task; });
   ReportOptions ro;
-  ro.num_layers = s.model.num_layers;
+  ro.num_layers = full.model.num_layers;
   ro.wall_s = wall;
   r.report = compute_report(r.trace, ro);
   r.report.tasks = g.size();
-  r.report.memory = to_memory_report(estimate_memory(s));   // per-GPU memory, flagged when it does not fit
+  r.report.cluster_world_size = full.world_size();
+  r.report.memory = to_memory_report(estimate_memory(full));   // per-GPU memory, flagged when it does not fit
+  const int m = full.micro_batches();
+  if (options.compose_step && m > 0 && full.model.num_layers % (full.pp() * full.vpp()) == 0 &&
+      (full.vpp() == 1 || m % full.pp() == 0 || full.train.mode == TrainMode::Prefill))
+    r.report.step = step::compose_step(full, layer_times_of(r.report));
   if (!options.keep_events) r.trace.events.clear();
   return r;
+}
+
+StepReport predict_step(const Scenario& s, Backend& backend, Report* layer_report) {
+  SimulateOptions so;
+  so.keep_events = false;
+  so.compose_step = false;
+  Scenario one = s;
+  one.simulation.layers = 1;   // layers of one pass are alike: one layer gives the per-layer times
+  const Report r = simulate_scenario(one, backend, so).report;
+  if (layer_report != nullptr) *layer_report = r;
+  return step::compose_step(s, layer_times_of(r));
 }
 
 }  // namespace hcpsim

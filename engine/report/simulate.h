@@ -5,6 +5,7 @@
 
 #include "engine/backend/backend.h"
 #include "engine/report/report.h"
+#include "engine/step/step_model.h"
 
 namespace hcpsim {
 
@@ -17,10 +18,24 @@ struct SimulationResult {
 struct SimulateOptions {
   bool keep_events = true;   // keep the full trace (needed for --trace and the critical path)
   ProgressFn progress;       // may be empty
+  bool compose_step = true;  // fill Report::step from the layer times (engine/step/step_model.h)
+  // Simulate the layer graph of step::model_parallel_slice(s) only: one TP x CP group and the
+  // replicas that share its nodes. Pipeline stages and data-parallel replicas on other nodes run the
+  // same layer graph and share no link with it during the layer, so their times are identical.
+  bool replicas_once = true;
 };
 
 // Runs `backend` on the scenario's graph (graph_options_from(s)). Throws std::invalid_argument for
 // a scenario the builders reject and std::runtime_error when the backend cannot finish.
 SimulationResult simulate_scenario(const Scenario& s, Backend& backend, const SimulateOptions& options = {});
+
+// The step of a scenario without its whole-cluster graph: the backend runs the layer graph of
+// step::model_parallel_slice(s) (one TP x CP group and the replicas sharing its nodes, one layer),
+// and compose_step builds the step of `s` from those times. What `hcpsim plan` and the sweeps use.
+// Throws as simulate_scenario, and std::invalid_argument when the batch does not divide.
+StepReport predict_step(const Scenario& s, Backend& backend, Report* layer_report = nullptr);
+
+// The layer times compose_step needs, from a report (attention times when the layer is attention only).
+step::LayerTimes layer_times_of(const Report& r);
 
 }  // namespace hcpsim

@@ -62,6 +62,26 @@ void convert_model(const YAML::Node& m, YamlReader& r, Scenario& s) {
   set_int("pipeline_model_parallel_size", mo.pipeline_model_parallel_size);
   set_int("context_parallel_size", mo.context_parallel_size);
   if (auto v = r.get_bool(m, P, "sequence_parallel")) mo.sequence_parallel = *v;
+  // Megatron-Bridge leaves virtual_pipeline_model_parallel_size as None when not interleaving.
+  if (const YAML::Node n = m["virtual_pipeline_model_parallel_size"]; n.IsDefined() && !n.IsNull())
+    set_int("virtual_pipeline_model_parallel_size", mo.virtual_pipeline_model_parallel_size);
+  if (const YAML::Node n = m["recompute_granularity"]; n.IsDefined() && !n.IsNull()) {
+    if (auto v = r.get_choice(m, P, "recompute_granularity", {"selective", "full"}))
+      mo.recompute_granularity = *v == "full" ? RecomputeGranularity::Full : RecomputeGranularity::Selective;
+  }
+  if (const YAML::Node n = m["recompute_method"]; n.IsDefined() && !n.IsNull()) {
+    if (auto v = r.get_choice(m, P, "recompute_method", {"uniform", "block"}))
+      mo.recompute_method = *v == "uniform" ? RecomputeMethod::Uniform : RecomputeMethod::Block;
+  }
+  if (const YAML::Node n = m["recompute_num_layers"]; n.IsDefined() && !n.IsNull())
+    set_int("recompute_num_layers", mo.recompute_num_layers);
+  if (const YAML::Node n = m["fp8"]; n.IsDefined() && !n.IsNull()) {
+    if (auto v = r.get_choice(m, P, "fp8", {"hybrid", "e4m3"})) mo.fp8 = *v;
+  }
+  if (auto v = r.get_choice(m, P, "fp8_recipe", {"delayed", "tensorwise", "mxfp8", "blockwise"})) mo.fp8_recipe = *v;
+  if (auto v = r.get_bool(m, P, "fp8_dot_product_attention")) mo.fp8_dot_product_attention = *v;
+  if (auto v = r.get_int(m, P, "vocab_size", 1)) mo.vocab_size = *v;
+  if (auto v = r.get_bool(m, P, "untie_embeddings_and_output_weights")) mo.untie_embeddings_and_output_weights = *v;
 
   if (const YAML::Node n = m["cp_comm_type"]; n.IsDefined()) {
     const std::string path = "model.cp_comm_type";
@@ -156,6 +176,20 @@ void convert_scenario(const YAML::Node& root, YamlReader& r, const ConvertInputs
 
   if (const YAML::Node t = root["train"]; t.IsDefined() && r.check_map(t, "train", "train")) {
     if (auto v = r.get_int(t, "train", "micro_batch_size", 1)) s.train.micro_batch_size = static_cast<int>(*v);
+    if (auto v = r.get_int(t, "train", "global_batch_size", 1)) {
+      if (*v > (1LL << 30))
+        r.error(t["global_batch_size"], "train.global_batch_size",
+                std::to_string(*v) + " sequences is larger than hcpsim's limit of 1073741824");
+      else
+        s.train.global_batch_size = static_cast<int>(*v);
+    }
+    if (auto v = r.get_choice(t, "train", "mode", {"train", "prefill"}))
+      s.train.mode = *v == "train" ? TrainMode::Train : TrainMode::Prefill;
+  }
+  if (const YAML::Node d = root["ddp"]; d.IsDefined() && r.check_map(d, "ddp", "ddp")) {
+    if (auto v = r.get_bool(d, "ddp", "use_distributed_optimizer")) s.ddp.use_distributed_optimizer = *v;
+    if (auto v = r.get_bool(d, "ddp", "overlap_grad_reduce")) s.ddp.overlap_grad_reduce = *v;
+    if (auto v = r.get_bool(d, "ddp", "overlap_param_gather")) s.ddp.overlap_param_gather = *v;
   }
   if (const YAML::Node d = root["dist"]; d.IsDefined() && r.check_map(d, "dist", "dist")) {
     if (auto v = r.get_bool(d, "dist", "use_decentralized_pg")) s.dist.use_decentralized_pg = *v;

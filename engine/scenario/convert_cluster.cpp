@@ -30,6 +30,7 @@ void forward_preset_errors(const Diagnostics& inner, const std::string& preset_p
 void gpu_fields(const YAML::Node& g, const std::string& path, YamlReader& r, GpuSpec& gpu) {
   if (auto v = r.get_string(g, path, "name")) gpu.name = *v;
   if (auto v = r.get_quantity(g, path, "bf16_tflops", QuantityKind::Compute)) gpu.bf16_flops = *v;
+  if (auto v = r.get_quantity(g, path, "fp8_tflops", QuantityKind::Compute)) gpu.fp8_flops = *v;
   if (auto v = r.get_quantity(g, path, "hbm_bandwidth", QuantityKind::Bandwidth)) gpu.hbm_Bps = *v;
   if (auto v = r.get_quantity(g, path, "memory", QuantityKind::Size)) gpu.memory_bytes = *v;
   if (auto v = r.get_int(g, path, "sm_count", 1)) gpu.sm_count = static_cast<int>(*v);
@@ -51,6 +52,7 @@ bool gpu_preset(const std::string& name, const YAML::Node& at, const std::string
   }
   Diagnostics inner;
   YamlReader pr(inner, nullptr, {});
+  gpu.fp8_flops = 0;   // a preset without fp8_tflops has no FP8 tensor cores
   if (pr.check_map(f->root, "cluster.gpu", "cluster.gpu")) gpu_fields(f->root, "cluster.gpu", pr, gpu);
   forward_preset_errors(inner, f->path, at, at_path, r);
   if (gpu.name.empty()) gpu.name = name;
@@ -109,6 +111,7 @@ void convert_gpu(const YAML::Node& g, const std::string& path, YamlReader& r, co
   if (is_preset) {
     gpu_preset(*name, g["name"], path + ".name", r, in, gpu);
   } else if (name) {
+    gpu.fp8_flops = 0;   // a GPU that is not a preset has FP8 only when it says so
     // A GPU that is not a preset must be described completely.
     for (const char* k : {"bf16_tflops", "hbm_bandwidth", "memory"}) {
       if (!g[k].IsDefined())

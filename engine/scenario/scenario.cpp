@@ -1,5 +1,7 @@
 #include "engine/scenario/scenario.h"
 
+#include <algorithm>
+
 namespace hcpsim {
 
 const char* to_string(CpCommType t) {
@@ -23,6 +25,27 @@ const char* to_string(AttentionKernel k) {
   }
 }
 int bytes_per_element(DType) { return 2; }
+const char* to_string(TrainMode m) { return m == TrainMode::Train ? "train" : "prefill"; }
+const char* to_string(RecomputeGranularity g) {
+  switch (g) {
+    case RecomputeGranularity::None: return "none";
+    case RecomputeGranularity::Selective: return "selective";
+    case RecomputeGranularity::Full: return "full";
+  }
+  return "?";
+}
+const char* to_string(RecomputeMethod m) { return m == RecomputeMethod::Uniform ? "uniform" : "block"; }
+
+int Scenario::global_batch() const {
+  if (train.global_batch_size > 0) return train.global_batch_size;
+  return train.micro_batch_size * std::max(1, dp());
+}
+
+int Scenario::micro_batches() const {
+  const long long per = static_cast<long long>(train.micro_batch_size) * dp();
+  if (per <= 0 || global_batch() % per != 0) return 0;
+  return static_cast<int>(global_batch() / per);
+}
 
 int Scenario::dp() const {
   const long long denom = static_cast<long long>(tp()) * cp() * pp();

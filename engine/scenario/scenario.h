@@ -13,19 +13,29 @@ enum class CpCommType { P2P, AllGather, A2A, A2AP2P };
 enum class MaskType { Causal, NoMask };
 enum class DType { BF16, FP16 };
 enum class Topology { FatTree, Star };
+// train.mode: a training step (forward + backward + DP + optimizer) or a long-context prefill
+// (forward only of the whole model, time to first token).
+enum class TrainMode { Train, Prefill };
+// Megatron's recompute_granularity (None = not set) and recompute_method.
+enum class RecomputeGranularity { None, Selective, Full };
+enum class RecomputeMethod { Uniform, Block };
 
 // "p2p", "all_gather", "a2a", "a2a+p2p"
 const char* to_string(CpCommType t);
 const char* to_string(MaskType m);
 const char* to_string(DType d);
 const char* to_string(Topology t);
+const char* to_string(TrainMode m);
+const char* to_string(RecomputeGranularity g);
+const char* to_string(RecomputeMethod m);
 int bytes_per_element(DType d);
 
 struct GpuSpec {
   std::string name = "h100-sxm";
   double bf16_flops = 989e12;      // dense bf16 peak, FLOP/s
   double hbm_Bps = 3.35e12;        // HBM bandwidth, bytes/s
-  double memory_bytes = 80e9;      // device memory, bytes
+  double memory_bytes = 81559.0 * 1048576.0;   // device memory as the device reports it, bytes
+  double fp8_flops = 1979e12;      // dense FP8 peak, FLOP/s (0 = the GPU has no FP8 tensor cores)
   int sm_count = 132;              // streaming multiprocessors (NCCL takes one per channel)
 };
 
@@ -92,10 +102,28 @@ struct ModelConfig {
   std::vector<CpCommType> cp_comm_type{CpCommType::P2P};   // one entry, or one per layer
   std::vector<int> hierarchical_context_parallel_sizes;    // [a2a, p2p] or empty
   bool sequence_parallel = false;
+  int virtual_pipeline_model_parallel_size = 1;          // model chunks per pipeline rank (1 = no interleaving)
+  RecomputeGranularity recompute_granularity = RecomputeGranularity::None;
+  RecomputeMethod recompute_method = RecomputeMethod::Uniform;   // full recompute only
+  int recompute_num_layers = 1;                          // full recompute only: layers per group / block
+  std::string fp8;                                       // "" (off), "hybrid" or "e4m3" (Transformer Engine)
+  std::string fp8_recipe = "delayed";                    // delayed, tensorwise, mxfp8, blockwise
+  bool fp8_dot_product_attention = false;                // attention in FP8 too (off: bf16, TE's default)
+  std::int64_t vocab_size = 128256;                      // padded vocabulary (Llama-3 tokenizer by default)
+  bool untie_embeddings_and_output_weights = true;
 };
 
 struct TrainConfig {
   int micro_batch_size = 1;
+  int global_batch_size = 0;       // sequences per step; 0 = micro_batch_size x dp (one micro-batch)
+  TrainMode mode = TrainMode::Train;
+};
+
+// Megatron's DistributedDataParallelConfig switches (Megatron-Bridge `ddp:` section).
+struct DdpConfig {
+  bool use_distributed_optimizer = true;
+  bool overlap_grad_reduce = true;
+  bool overlap_param_gather = true;
 };
 
 struct DistConfig {
@@ -141,6 +169,7 @@ struct Scenario {
   ModelConfig model;
   TrainConfig train;
   DistConfig dist;
+  DdpConfig ddp;
   ClusterConfig cluster;
   SimulationConfig simulation;
   std::map<std::string, SourceLocation> locations;   // dotted path -> YAML position
@@ -151,6 +180,12 @@ struct Scenario {
   int pp() const { return model.pipeline_model_parallel_size; }
   // world / (tp*cp*pp); 0 when not a whole number.
   int dp() const;
+  int vpp() const { return model.virtual_pipeline_model_parallel_size; }
+  // Sequences per step (global_batch_size, or micro_batch_size x dp when not given).
+  int global_batch() const;
+  // Micro-batches per pipeline per step, gbs / (mbs x dp); 0 when not a whole number.
+  int micro_batches() const;
+  bool fp8_enabled() const { return !model.fp8.empty(); }
   // cp_comm_type of a layer (0-based); a single entry applies to every layer.
   CpCommType comm_type_for_layer(int layer) const;
   // Query heads and KV heads per TP rank (h_t, g_t of the spec).

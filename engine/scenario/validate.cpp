@@ -195,6 +195,67 @@ void check_comm(const Scenario& s, Checker& c) {
             "use_decentralized_pg=False to use the MPU path which supports 'a2a+p2p'.");
 }
 
+// Rule 10: the training step (batch, pipeline schedule, recomputation, FP8). Messages quote
+// Megatron-LM's argument checks where it has one.
+void check_step(const Scenario& s, Checker& c) {
+  const auto& m = s.model;
+  const int pp = s.pp(), vpp = s.vpp(), dp = s.dp(), mbs = s.train.micro_batch_size;
+  if (vpp > 1 && pp <= 1)
+    c.error("model.virtual_pipeline_model_parallel_size",
+            "virtual_pipeline_model_parallel_size (" + std::to_string(vpp) +
+                ") needs pipeline_model_parallel_size > 1: the interleaved schedule splits each pipeline rank's layers",
+            {"remove virtual_pipeline_model_parallel_size, or set pipeline_model_parallel_size >= 2"});
+  if (m.num_layers > 0 && pp > 0 && vpp > 0 && m.num_layers % (static_cast<long long>(pp) * vpp) != 0) {
+    std::string valid;
+    for (int v = 1; v <= m.num_layers; ++v)
+      if (m.num_layers % (static_cast<long long>(pp) * v) == 0) valid += (valid.empty() ? "" : ", ") + std::to_string(v);
+    std::vector<std::string> hints;
+    if (!valid.empty()) hints.push_back("with pp=" + std::to_string(pp) + ", virtual_pipeline_model_parallel_size can be " + valid);
+    else hints.push_back("pipeline_model_parallel_size must divide num_layers (" + std::to_string(m.num_layers) + ")");
+    c.error(vpp > 1 ? "model.virtual_pipeline_model_parallel_size" : "model.pipeline_model_parallel_size",
+            "num_layers (" + std::to_string(m.num_layers) + ") must be divisible by pipeline_model_parallel_size x "
+            "virtual_pipeline_model_parallel_size (" + std::to_string(pp) + " x " + std::to_string(vpp) + ")",
+            hints);
+  }
+  if (dp > 0 && s.train.global_batch_size > 0) {
+    const long long per = static_cast<long long>(mbs) * dp;
+    if (s.train.global_batch_size % per != 0) {
+      const long long lo = s.train.global_batch_size / per * per;
+      c.error("train.global_batch_size",
+              "global batch size (" + std::to_string(s.train.global_batch_size) +
+                  ") is not divisible by micro batch size (" + std::to_string(mbs) +
+                  ") times data parallel size (" + std::to_string(dp) + ")",
+              {"nearest valid: " + (lo > 0 ? std::to_string(lo) + " or " : std::string()) + std::to_string(lo + per)});
+    }
+  }
+  const int micro = s.micro_batches();
+  if (vpp > 1 && pp > 1 && micro > 0 && micro % pp != 0 && s.train.mode == TrainMode::Train)
+    c.error("train.global_batch_size",
+            "number of microbatches (" + std::to_string(micro) +
+                ") is not divisible by pipeline-model-parallel-size (" + std::to_string(pp) +
+                ") when using interleaved schedule",
+            {"micro-batches = global_batch_size / (micro_batch_size x dp); make it a multiple of " + std::to_string(pp) +
+             ", e.g. global_batch_size=" + std::to_string(static_cast<long long>(pp) * mbs * std::max(1, dp) *
+                                                          std::max(1, (micro + pp - 1) / pp))});
+  const int layers_per_chunk = pp > 0 && vpp > 0 ? m.num_layers / (pp * vpp) : 0;
+  const bool full = m.recompute_granularity == RecomputeGranularity::Full;
+  if (!full && s.locations.count("model.recompute_method") > 0)
+    c.error("model.recompute_method", "recompute method is not yet supported for selective recomputing granularity",
+            {"recompute_method and recompute_num_layers apply to recompute_granularity: full"});
+  if (full && layers_per_chunk > 0 && m.recompute_num_layers > layers_per_chunk)
+    c.error("model.recompute_num_layers",
+            "recompute_num_layers (" + std::to_string(m.recompute_num_layers) + ") is larger than the " +
+                std::to_string(layers_per_chunk) + " layers of one pipeline (virtual) stage",
+            {"valid range: 1.." + std::to_string(layers_per_chunk)});
+  if (s.fp8_enabled() && s.cluster.gpu.fp8_flops <= 0)
+    c.error("model.fp8",
+            "fp8 '" + m.fp8 + "' needs FP8 tensor cores, but GPU '" + s.cluster.gpu.name + "' has no FP8 peak",
+            {"use a Hopper or Blackwell GPU preset (h100-sxm, h200-sxm, b200, gb200) or set cluster.gpu.fp8_tflops"});
+  if (m.fp8_dot_product_attention && !s.fp8_enabled())
+    c.error("model.fp8_dot_product_attention", "fp8_dot_product_attention needs fp8 to be set",
+            {"set model.fp8: hybrid (or e4m3)"});
+}
+
 void check_dist_and_faults(const Scenario& s, Checker& c) {
   if (s.dist.order != "tp-cp-ep-dp-pp" && s.dist.order != "tp-cp-ep-pp-dp")
     c.error("dist.order", "unsupported order '" + s.dist.order + "' (valid values: tp-cp-ep-dp-pp, tp-cp-ep-pp-dp)",
@@ -304,6 +365,7 @@ Diagnostics validate(const Scenario& s) {
   check_sizes(s, c);
   check_comm(s, c);
   check_dist_and_faults(s, c);
+  check_step(s, c);
   Diagnostics d = c.take();
   if (!d.has_errors()) d.append(check_feasibility(s));
   if (!d.has_errors()) {

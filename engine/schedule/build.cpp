@@ -16,7 +16,7 @@ namespace hcpsim {
 GraphOptions graph_options_from(const Scenario& s) {
   GraphOptions o;
   o.forward = s.simulation.forward;
-  o.backward = s.simulation.backward;
+  o.backward = s.simulation.backward && s.train.mode == TrainMode::Train;   // prefill: forward only
   o.layers = s.simulation.layers;
   o.whole_layer = s.model.ffn_hidden_size > 0;
   return o;

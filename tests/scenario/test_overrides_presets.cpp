@@ -69,7 +69,7 @@ TEST(Presets, ClusterPresetFillsFieldsAndExplicitOnesWin) {
   EXPECT_DOUBLE_EQ(o.cluster.intra_node_bandwidth_Bps, 900e9);
   EXPECT_DOUBLE_EQ(o.cluster.intra_node_latency_s, 2e-6);   // still the preset's
   EXPECT_DOUBLE_EQ(o.cluster.gpu.hbm_Bps, 4.8e12);
-  EXPECT_DOUBLE_EQ(o.cluster.gpu.memory_bytes, 141e9);
+  EXPECT_DOUBLE_EQ(o.cluster.gpu.memory_bytes, 143771.0 * 1024 * 1024);   // what nvidia-smi reports
 }
 
 TEST(Presets, AllFourClusterPresets) {
@@ -77,7 +77,9 @@ TEST(Presets, AllFourClusterPresets) {
   EXPECT_DOUBLE_EQ(a.cluster.gpu.bf16_flops, 312e12);
   EXPECT_DOUBLE_EQ(a.cluster.nic_bandwidth_Bps, 25e9);
   const Scenario h2 = load(kBase, {"cluster.preset=dgx-h200"});
-  EXPECT_DOUBLE_EQ(h2.cluster.gpu.memory_bytes, 141e9);
+  EXPECT_DOUBLE_EQ(h2.cluster.gpu.memory_bytes, 143771.0 * 1024 * 1024);
+  EXPECT_DOUBLE_EQ(h2.cluster.gpu.fp8_flops, 1979e12);
+  EXPECT_EQ(a.cluster.gpu.fp8_flops, 0.0);   // Ampere: no FP8
   const Scenario g = load(kBase, {"cluster.preset=gb200-nvl72"});
   EXPECT_EQ(g.cluster.gpus_per_node, 72);
   EXPECT_EQ(g.cluster.nics_per_node, 72);

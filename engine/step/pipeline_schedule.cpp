@@ -1,0 +1,131 @@
+#include "engine/step/pipeline_schedule.h"
+
+#include <algorithm>
+#include <limits>
+#include <stdexcept>
+#include <string>
+
+namespace hcpsim::step {
+
+std::vector<PipelineOp> schedule_order(int stage, int stages, int chunks, int micro_batches) {
+  std::vector<PipelineOp> ops;
+  const int p = stages, v = chunks, m = micro_batches;
+  if (v == 1) {
+    const int warmup = std::min(p - stage - 1, m);
+    for (int i = 0; i < warmup; ++i) ops.push_back({true, i, 0});
+    for (int i = 0; i < m - warmup; ++i) {
+      ops.push_back({true, warmup + i, 0});
+      ops.push_back({false, i, 0});
+    }
+    for (int i = m - warmup; i < m; ++i) ops.push_back({false, i, 0});
+    return ops;
+  }
+  // Interleaved: virtual micro-batch k runs chunk (k mod p*v) / p of micro-batch (k / (p*v))*p + k mod p
+  // (forward); backward visits the chunks in reverse order.
+  const int total = m * v;
+  auto op_of = [&](int k, bool forward) {
+    const int in_group = k % (p * v);
+    const int chunk = in_group / p;
+    const int mb = (k / (p * v)) * p + k % p;
+    return PipelineOp{forward, mb, forward ? chunk : v - 1 - chunk};
+  };
+  const int warmup = m == p ? total : std::min((p - stage - 1) * 2 + (v - 1) * p, total);
+  for (int k = 0; k < warmup; ++k) ops.push_back(op_of(k, true));
+  for (int i = 0; i < total - warmup; ++i) {
+    ops.push_back(op_of(warmup + i, true));
+    ops.push_back(op_of(i, false));
+  }
+  for (int k = total - warmup; k < total; ++k) ops.push_back(op_of(k, false));
+  return ops;
+}
+
+PipelineTimes simulate_pipeline(const PipelineInputs& in) {
+  const int p = in.stages, v = in.chunks, m = in.micro_batches;
+  auto fail = [](const std::string& msg) { throw std::invalid_argument("simulate_pipeline: " + msg); };
+  if (p < 1 || v < 1 || m < 1) fail("stages, chunks and micro-batches must be >= 1");
+  if (v > 1 && m % p != 0)
+    fail("the interleaved schedule needs micro-batches (" + std::to_string(m) + ") divisible by stages (" +
+         std::to_string(p) + ")");
+  const auto shape_ok = [&](const std::vector<std::vector<double>>& t) {
+    if (static_cast<int>(t.size()) != p) return false;
+    for (const auto& row : t)
+      if (static_cast<int>(row.size()) != v) return false;
+    return true;
+  };
+  if (!shape_ok(in.forward_s) || !shape_ok(in.backward_s)) fail("time tables must be [stages][chunks]");
+
+  constexpr double kUnset = -1.0;
+  // end time of (forward?, micro-batch, chunk, stage)
+  std::vector<double> end(static_cast<std::size_t>(2) * m * v * p, kUnset);
+  auto idx = [&](bool fwd, int mb, int c, int s) {
+    return ((static_cast<std::size_t>(fwd ? 1 : 0) * m + mb) * v + c) * p + s;
+  };
+  // When the input of an op is ready (kUnset while its producer has not run).
+  auto ready = [&](const PipelineOp& op, int s) -> double {
+    if (op.forward) {
+      if (s > 0) {
+        const double e = end[idx(true, op.micro_batch, op.chunk, s - 1)];
+        return e < 0 ? kUnset : e + in.p2p_forward_s;
+      }
+      if (op.chunk == 0) return 0.0;
+      const double e = end[idx(true, op.micro_batch, op.chunk - 1, p - 1)];
+      return e < 0 ? kUnset : e + (p > 1 ? in.p2p_forward_s : 0.0);
+    }
+    if (s < p - 1) {
+      const double e = end[idx(false, op.micro_batch, op.chunk, s + 1)];
+      return e < 0 ? kUnset : e + in.p2p_backward_s;
+    }
+    if (op.chunk == v - 1) return end[idx(true, op.micro_batch, v - 1, p - 1)];
+    const double e = end[idx(false, op.micro_batch, op.chunk + 1, 0)];
+    return e < 0 ? kUnset : e + (p > 1 ? in.p2p_backward_s : 0.0);
+  };
+
+  std::vector<std::vector<PipelineOp>> order(static_cast<std::size_t>(p));
+  for (int s = 0; s < p; ++s) order[static_cast<std::size_t>(s)] = schedule_order(s, p, v, m);
+  std::vector<std::size_t> next(static_cast<std::size_t>(p), 0);
+  std::vector<double> free_at(static_cast<std::size_t>(p), 0.0);
+  PipelineTimes out;
+  out.stage_busy_s.assign(static_cast<std::size_t>(p), 0.0);
+  out.stage_end_s.assign(static_cast<std::size_t>(p), 0.0);
+  out.last_backward_window_s.assign(static_cast<std::size_t>(p), 0.0);
+  std::vector<double> last_mb_backward_start(static_cast<std::size_t>(p), std::numeric_limits<double>::max());
+  std::size_t done = 0, total = 0;
+  for (const auto& o : order) total += o.size();
+  while (done < total) {
+    bool progress = false;
+    for (int s = 0; s < p; ++s) {
+      const auto si = static_cast<std::size_t>(s);
+      while (next[si] < order[si].size()) {
+        const PipelineOp& op = order[si][next[si]];
+        const double r = ready(op, s);
+        if (r < 0) break;
+        const auto ci = static_cast<std::size_t>(op.chunk);
+        const double dur = op.forward ? in.forward_s[si][ci] : in.backward_s[si][ci];
+        const double start = std::max(free_at[si], r);
+        const double finish = start + dur;
+        end[idx(op.forward, op.micro_batch, op.chunk, s)] = finish;
+        free_at[si] = finish;
+        out.stage_busy_s[si] += dur;
+        if (!op.forward && op.micro_batch == m - 1)
+          last_mb_backward_start[si] = std::min(last_mb_backward_start[si], start);
+        if (s == 0 && op.forward && op.micro_batch == 0 && op.chunk == 0) out.first_forward_s = finish;
+        ++next[si];
+        ++done;
+        progress = true;
+      }
+    }
+    if (!progress) fail("the schedule deadlocked (internal error)");
+  }
+  double busiest = 0;
+  for (int s = 0; s < p; ++s) {
+    const auto si = static_cast<std::size_t>(s);
+    out.stage_end_s[si] = free_at[si];
+    out.last_backward_window_s[si] = free_at[si] - last_mb_backward_start[si];
+    out.makespan_s = std::max(out.makespan_s, free_at[si]);
+    busiest = std::max(busiest, out.stage_busy_s[si]);
+  }
+  out.bubble_fraction = out.makespan_s > 0 ? 1.0 - busiest / out.makespan_s : 0.0;
+  return out;
+}
+
+}  // namespace hcpsim::step

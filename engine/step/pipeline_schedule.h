@@ -1,0 +1,44 @@
+#pragma once
+// Megatron-Core's pipeline schedules replayed on per-stage times: 1F1B (one model chunk per stage)
+// and the interleaved 1F1B (vpp chunks per stage). Each stage runs its forward/backward steps in
+// Megatron's order (warm-up forwards, steady 1F1B pairs, cool-down backwards); a step starts when
+// its stage is free and its input has arrived (the previous stage's step plus the P2P transfer).
+// Formulas and the closed forms: docs/planning.md ("The step").
+#include <vector>
+
+namespace hcpsim::step {
+
+struct PipelineInputs {
+  int stages = 1;          // pp
+  int chunks = 1;          // vpp: model chunks per stage
+  int micro_batches = 1;   // m
+  // Seconds of one micro-batch through chunk c of stage s: forward_s[s][c], backward_s[s][c].
+  std::vector<std::vector<double>> forward_s, backward_s;
+  double p2p_forward_s = 0;    // activations to the next stage, one micro-batch
+  double p2p_backward_s = 0;   // activation gradients to the previous stage
+};
+
+struct PipelineTimes {
+  double makespan_s = 0;                 // first forward start to last backward end
+  double bubble_fraction = 0;            // 1 - busiest stage's compute / makespan
+  std::vector<double> stage_busy_s;      // compute seconds per stage
+  std::vector<double> stage_end_s;       // when each stage's last backward ends
+  // Per stage: seconds from the start of the last micro-batch's first backward step on that stage
+  // to the stage's end (the window in which Megatron's gradient reduction can overlap).
+  std::vector<double> last_backward_window_s;
+  double first_forward_s = 0;            // stage 0: end of micro-batch 0's first forward step
+};
+
+// One step of the schedule as a list of (forward?, micro-batch, chunk) in Megatron's order.
+struct PipelineOp {
+  bool forward = true;
+  int micro_batch = 0;
+  int chunk = 0;
+};
+std::vector<PipelineOp> schedule_order(int stage, int stages, int chunks, int micro_batches);
+
+// Throws std::invalid_argument for sizes < 1, time tables of the wrong shape, or an interleaved
+// schedule whose micro-batches do not divide by the stages (Megatron's requirement).
+PipelineTimes simulate_pipeline(const PipelineInputs& in);
+
+}  // namespace hcpsim::step

@@ -1,0 +1,195 @@
+// compose_step: tokens/s, DP collectives against their alpha-beta closed form, doubling dp at a
+// fixed global batch, recomputation, prefill, model FLOPs, and the per-layer composition against a
+// multi-layer task graph on the analytic backend.
+#include <gtest/gtest.h>
+
+#include <cmath>
+
+#include "engine/analytic/analytic_backend.h"
+#include "engine/cost/cost_model.h"
+#include "engine/memory/memory_model.h"
+#include "engine/report/simulate.h"
+#include "engine/step/model_flops.h"
+#include "engine/step/step_model.h"
+
+namespace hcpsim::step {
+namespace {
+
+// Llama-3-8B-like dense model on DGX-H100-like nodes (no YAML, no presets).
+Scenario llama8b(int nodes, int tp, int cp, int pp) {
+  Scenario s;
+  s.name = "step-test";
+  s.model.num_layers = 32;
+  s.model.hidden_size = 4096;
+  s.model.ffn_hidden_size = 14336;
+  s.model.num_attention_heads = 32;
+  s.model.num_query_groups = 8;
+  s.model.kv_channels = 128;
+  s.model.seq_length = 16384;
+  s.model.tensor_model_parallel_size = tp;
+  s.model.context_parallel_size = cp;
+  s.model.pipeline_model_parallel_size = pp;
+  s.model.sequence_parallel = tp > 1;
+  s.cluster.nodes = nodes;
+  s.cluster.gpus_per_node = 8;
+  s.cluster.nics_per_node = 8;
+  s.simulation.backend = "analytic";
+  return s;
+}
+
+LayerTimes fixed_layer() {
+  LayerTimes lt;
+  lt.layer_forward_s = 1e-3;
+  lt.layer_backward_s = 2e-3;
+  lt.attention_forward_s = 0.4e-3;
+  return lt;
+}
+
+TEST(StepModel, TokensPerSecondIsGlobalBatchTokensOverStepTime) {
+  Scenario s = llama8b(2, 2, 2, 2);   // 16 GPUs: dp = 2
+  s.train.global_batch_size = 8;
+  const StepReport r = compose_step(s, fixed_layer());
+  EXPECT_EQ(r.micro_batches, 8 / (1 * 2));
+  ASSERT_GT(r.time_s, 0);
+  EXPECT_DOUBLE_EQ(r.tokens_per_s, 8.0 * 16384 / r.time_s);
+  EXPECT_DOUBLE_EQ(r.tokens_per_s_per_gpu, r.tokens_per_s / 16);
+  // The step is at least the pipeline and no more than pipeline + DP alone + optimizer.
+  EXPECT_GE(r.time_s, r.pipeline_s);
+  EXPECT_LE(r.time_s, r.pipeline_s + r.dp_grad_reduce_s + r.dp_param_gather_s + r.optimizer_s + 1e-12);
+  // MFU: Megatron's model FLOPs over time, GPUs and the bf16 peak.
+  EXPECT_NEAR(r.mfu, model_flops(s).step / (r.time_s * 16) / s.cluster.gpu.bf16_flops, 1e-12);
+}
+
+TEST(StepModel, DpReduceScatterEqualsItsAlphaBetaTime) {
+  // tp=8 fills a node, dp=4 over 4 nodes: the DP x CP group is a ring of 4 ranks, one per node, each
+  // hop over one NIC. NCCL ring reduce-scatter: (n-1) steps of one shard G/n, each alpha + shard/(B*eff).
+  Scenario s = llama8b(4, 8, 1, 1);
+  s.train.global_batch_size = 4;
+  const StepReport r = compose_step(s, fixed_layer());
+  const double params = estimate_memory(s).parameters;
+  const double n = 4, shard = 4.0 * params / n;   // fp32 gradients
+  const CostModel cost(s);
+  const double alpha = s.cluster.inter_node_latency_s;
+  const double beta = s.cluster.nic_bandwidth_Bps * cost.link_efficiency(shard, LinkClass::InterNode);
+  EXPECT_EQ(r.dp_group_size, 4);
+  EXPECT_NEAR(r.dp_grad_reduce_s, (n - 1) * (alpha + shard / beta), 1e-12 * r.dp_grad_reduce_s + 1e-15);
+  const double pshard = 2.0 * params / n;   // bf16 parameters
+  const double beta_p = s.cluster.nic_bandwidth_Bps * cost.link_efficiency(pshard, LinkClass::InterNode);
+  EXPECT_NEAR(r.dp_param_gather_s, (n - 1) * (alpha + pshard / beta_p), 1e-12 * r.dp_param_gather_s + 1e-15);
+  // Without the distributed optimizer: one all-reduce of the whole gradient, 2(n-1) steps of G/n.
+  s.ddp.use_distributed_optimizer = false;
+  const StepReport ar = compose_step(s, fixed_layer());
+  EXPECT_NEAR(ar.dp_grad_reduce_s, 2 * (n - 1) * (alpha + shard / beta), 1e-12 * ar.dp_grad_reduce_s + 1e-15);
+  EXPECT_EQ(ar.dp_param_gather_s, 0.0);
+}
+
+TEST(StepModel, OverlapHidesGradientReduction) {
+  Scenario s = llama8b(4, 8, 1, 1);
+  s.train.global_batch_size = 4;
+  const StepReport overlapped = compose_step(s, fixed_layer());
+  s.ddp.overlap_grad_reduce = false;
+  s.ddp.overlap_param_gather = false;
+  const StepReport exposed = compose_step(s, fixed_layer());
+  EXPECT_NEAR(exposed.dp_exposed_s, exposed.dp_grad_reduce_s + exposed.dp_param_gather_s, 1e-12);
+  EXPECT_LT(overlapped.dp_exposed_s, exposed.dp_exposed_s);
+  EXPECT_LT(overlapped.time_s, exposed.time_s);
+}
+
+TEST(StepModel, DoublingDpAtFixedGlobalBatchHalvesTheComputePart) {
+  for (int pp : {1, 4}) {
+    Scenario a = llama8b(2 * pp, 8, 1, pp);   // dp = 2
+    Scenario b = llama8b(4 * pp, 8, 1, pp);   // dp = 4
+    a.train.global_batch_size = b.train.global_batch_size = 32;
+    const StepReport ra = compose_step(a, fixed_layer());
+    const StepReport rb = compose_step(b, fixed_layer());
+    EXPECT_EQ(ra.micro_batches, 2 * rb.micro_batches);
+    // Compute part: the busiest stage's work, m x (stage forward + backward).
+    const double ca = ra.micro_batches * (ra.stage_forward_s + ra.stage_backward_s);
+    const double cb = rb.micro_batches * (rb.stage_forward_s + rb.stage_backward_s);
+    EXPECT_NEAR(cb, ca / 2, 1e-12 * ca) << "pp=" << pp;
+    if (pp == 1) {
+      EXPECT_NEAR(rb.pipeline_s, ra.pipeline_s / 2, 1e-12 * ra.pipeline_s);
+    }
+  }
+}
+
+TEST(StepModel, RecomputationAddsTheForwardAgain) {
+  Scenario s = llama8b(1, 8, 1, 1);
+  const StepReport none = compose_step(s, fixed_layer());
+  s.model.recompute_granularity = RecomputeGranularity::Full;
+  const StepReport full = compose_step(s, fixed_layer());
+  EXPECT_NEAR(full.stage_backward_s - none.stage_backward_s, 32 * 1e-3, 1e-12);
+  EXPECT_NEAR(full.recompute_s, 32 * 1e-3, 1e-12);
+  s.model.recompute_method = RecomputeMethod::Block;
+  s.model.recompute_num_layers = 4;
+  EXPECT_NEAR(compose_step(s, fixed_layer()).recompute_s, 4 * 1e-3, 1e-12);
+  s.model.recompute_granularity = RecomputeGranularity::Selective;
+  EXPECT_NEAR(compose_step(s, fixed_layer()).recompute_s, 32 * 0.4e-3, 1e-12);
+  // Model FLOPs do not count recomputation: same FLOPs, longer step, lower MFU.
+  EXPECT_LT(full.mfu, none.mfu);
+}
+
+TEST(StepModel, PrefillTimeToFirstTokenIsTheForwardThroughEveryStage) {
+  Scenario s = llama8b(4, 8, 1, 4);
+  s.train.mode = TrainMode::Prefill;
+  const StepReport r = compose_step(s, fixed_layer());
+  EXPECT_EQ(r.mode, "prefill");
+  // 32 layers forward + embedding + last-token logits + 3 transfers between the 4 stages.
+  EXPECT_NEAR(r.ttft_s, 32 * 1e-3 + r.embedding_s + r.output_layer_s + 3 * r.p2p_forward_s, 1e-12);
+  EXPECT_GT(r.p2p_forward_s, 0);
+  EXPECT_EQ(r.stage_backward_s, 0);
+  EXPECT_EQ(r.dp_grad_reduce_s, 0);
+  EXPECT_DOUBLE_EQ(r.time_s, r.ttft_s);   // one sequence per replica
+}
+
+TEST(StepModel, ModelFlopsFollowMegatronsCount) {
+  // Forward FLOPs per token = 2 x (GEMM weights of every layer + output layer) + attention square.
+  const Scenario s = llama8b(1, 1, 1, 1);
+  const ModelFlops f = model_flops(s);
+  MemoryOptions o;
+  const double weights = model_parameter_count(s, o);
+  const double h = 4096, L = 32, V = 128256, S = 16384;
+  const double gemm_weights = weights - V * h /* input embedding */ - L * 2 * h /* norms */ - h /* final norm */;
+  const double square = L * 4 * 32 * 128 * S;
+  EXPECT_NEAR(f.per_token_forward, 2 * gemm_weights + square, 1e-9 * f.per_token_forward);
+  EXPECT_NEAR(f.per_token_forward - f.per_token_forward_causal, square / 2, 1e-9 * square);
+  ASSERT_EQ(s.global_batch(), 8);   // not given: micro_batch_size x dp = 1 x 8
+  EXPECT_NEAR(f.step, 3 * 8 * S * f.per_token_forward, 1e-9 * f.step);
+}
+
+TEST(StepModel, LayerCompositionMatchesAMultiLayerGraph) {
+  // The step multiplies one layer's times by the layers of a stage. On a 4-layer model the analytic
+  // backend's graph of all 4 layers (forward then backward, chained per rank) must take the same
+  // time within 1 %.
+  Scenario s = llama8b(1, 2, 4, 1);
+  s.model.num_layers = 4;
+  s.model.cp_comm_type = {CpCommType::P2P};
+  AnalyticBackend backend;
+  SimulateOptions so;
+  so.keep_events = false;
+  so.compose_step = false;
+  s.simulation.layers = 1;
+  const Report one = simulate_scenario(s, backend, so).report;
+  s.simulation.layers = 4;
+  const Report four = simulate_scenario(s, backend, so).report;
+  const double composed = 4 * (one.layer_forward_s + one.layer_backward_s);
+  EXPECT_NEAR(four.makespan_s, composed, 0.01 * composed);
+  // predict_step runs only the model-parallel slice; on this one-node job it is the same graph.
+  s.simulation.layers = 1;
+  const StepReport via_slice = predict_step(s, backend);
+  const StepReport via_full = compose_step(s, layer_times_of(one));
+  EXPECT_NEAR(via_slice.time_s, via_full.time_s, 1e-9 * via_full.time_s);
+}
+
+TEST(StepModel, SliceKeepsOneModelParallelGroupPerNode) {
+  Scenario s = llama8b(64, 8, 4, 4);   // 512 GPUs: tp 8 x cp 4 = 32 GPUs = 4 nodes
+  Scenario t = model_parallel_slice(s);
+  EXPECT_EQ(t.cluster.nodes, 4);
+  EXPECT_EQ(t.pp(), 1);
+  EXPECT_EQ(t.world_size() % (t.tp() * t.cp()), 0);
+  Scenario small = llama8b(4, 2, 2, 1);   // tp 2 x cp 2 = 4 GPUs: the node's two replicas
+  EXPECT_EQ(model_parallel_slice(small).cluster.nodes, 1);
+}
+
+}  // namespace
+}  // namespace hcpsim::step
