@@ -1,4 +1,4 @@
-// Case files: a small typed reader over yaml-cpp that records each field's position and reports
+// Case files: every field read through CaseReader, which records each field's position and reports
 // every problem with FILE:LINE:COL, the dotted field and the valid choices.
 #include "engine/accuracy/case_loader.h"
 
@@ -12,6 +12,7 @@
 #include <set>
 #include <sstream>
 
+#include "engine/accuracy/case_reader.h"
 #include "engine/scenario/schema.h"
 
 namespace hcpsim::accuracy {
@@ -20,154 +21,8 @@ namespace fs = std::filesystem;
 
 namespace {
 
-std::string join(const std::vector<std::string>& v, const char* sep = ", ") {
-  std::string out;
-  for (const auto& s : v) out += (out.empty() ? "" : sep) + s;
-  return out;
-}
-
-// Typed reads of one case mapping. Each getter records an error and returns nullopt when the value
-// is present but wrong; `required` getters also report a missing key.
-class CaseReader {
- public:
-  CaseReader(Diagnostics& d, AccuracyCase& c) : diags_(d), case_(c) {}
-
-  void error(const YAML::Node& n, const std::string& path, std::string message, std::vector<std::string> hints = {}) {
-    int line = 0, col = 0;
-    if (n.IsDefined() && !n.Mark().is_null()) {
-      line = n.Mark().line + 1;
-      col = n.Mark().column + 1;
-    } else if (auto it = case_.locations.find(path); it != case_.locations.end()) {
-      line = it->second.line;
-      col = it->second.column;
-    }
-    diags_.error(path, std::move(message), line, col, std::move(hints));
-  }
-
-  // Checks that `n` is a mapping with only `allowed` keys (plus `other_kind` keys, which get a
-  // message naming the kind they belong to); records each key's position. False when not a map.
-  bool check_map(const YAML::Node& n, const std::string& path, const std::vector<std::string>& allowed,
-                 const std::map<std::string, std::string>& other_kind = {}) {
-    if (!n.IsMap()) {
-      error(n, path, std::string("expected a mapping, found ") + kind_of(n),
-            {"valid keys: " + join(allowed)});
-      return false;
-    }
-    for (const auto& kv : n) {
-      const std::string key = kv.first.Scalar();
-      const std::string p = path.empty() ? key : path + "." + key;
-      record(kv.first, p);
-      if (std::find(allowed.begin(), allowed.end(), key) != allowed.end()) continue;
-      if (auto it = other_kind.find(key); it != other_kind.end()) {
-        error(kv.first, p, "'" + key + "' belongs to kind: " + it->second + ", not to kind: " + kind_name_,
-              {"keys of kind " + kind_name_ + ": " + join(allowed)});
-      } else {
-        error(kv.first, p, "unknown key '" + key + "'", {schema::did_you_mean(key, allowed)});
-      }
-    }
-    return true;
-  }
-
-  std::optional<std::string> string(const YAML::Node& map, const std::string& parent, const std::string& key,
-                                    bool required) {
-    const std::string p = parent.empty() ? key : parent + "." + key;
-    const YAML::Node n = map[key];
-    if (!n.IsDefined() || n.IsNull()) {
-      if (required) error(map, p, "missing required field '" + key + "'");
-      return std::nullopt;
-    }
-    if (!n.IsScalar()) {
-      error(n, p, std::string("expected text, found ") + kind_of(n));
-      return std::nullopt;
-    }
-    return n.Scalar();
-  }
-
-  std::optional<std::string> choice(const YAML::Node& map, const std::string& parent, const std::string& key,
-                                    const std::vector<std::string>& valid, bool required) {
-    auto s = string(map, parent, key, required);
-    if (!s) return s;
-    if (std::find(valid.begin(), valid.end(), *s) == valid.end()) {
-      error(map[key], parent.empty() ? key : parent + "." + key, "'" + *s + "' is not valid; valid: " + join(valid));
-      return std::nullopt;
-    }
-    return s;
-  }
-
-  std::optional<double> number(const YAML::Node& map, const std::string& parent, const std::string& key,
-                                bool required, bool positive) {
-    const std::string p = parent.empty() ? key : parent + "." + key;
-    const YAML::Node n = map[key];
-    if (!n.IsDefined() || n.IsNull()) {
-      if (required) error(map, p, "missing required field '" + key + "'");
-      return std::nullopt;
-    }
-    double v = 0;
-    if (!n.IsScalar() || !YAML::convert<double>::decode(n, v) || !std::isfinite(v)) {
-      error(n, p, "expected a number, found " + (n.IsScalar() ? "'" + n.Scalar() + "'" : std::string(kind_of(n))));
-      return std::nullopt;
-    }
-    if (positive && v <= 0) {
-      error(n, p, "must be > 0 (got " + n.Scalar() + ")");
-      return std::nullopt;
-    }
-    return v;
-  }
-
-  std::optional<std::int64_t> integer(const YAML::Node& map, const std::string& parent, const std::string& key,
-                                      bool required, std::int64_t min_value) {
-    const std::string p = parent.empty() ? key : parent + "." + key;
-    const YAML::Node n = map[key];
-    if (!n.IsDefined() || n.IsNull()) {
-      if (required) error(map, p, "missing required field '" + key + "'");
-      return std::nullopt;
-    }
-    std::int64_t v = 0;
-    if (!n.IsScalar() || !YAML::convert<std::int64_t>::decode(n, v)) {
-      error(n, p, "expected a whole number, found " + (n.IsScalar() ? "'" + n.Scalar() + "'" : std::string(kind_of(n))));
-      return std::nullopt;
-    }
-    if (v < min_value) {
-      error(n, p, "must be >= " + std::to_string(min_value) + " (got " + n.Scalar() + ")");
-      return std::nullopt;
-    }
-    return v;
-  }
-
-  std::optional<bool> boolean(const YAML::Node& map, const std::string& parent, const std::string& key,
-                              bool required) {
-    const std::string p = parent.empty() ? key : parent + "." + key;
-    const YAML::Node n = map[key];
-    if (!n.IsDefined() || n.IsNull()) {
-      if (required) error(map, p, "missing required field '" + key + "'");
-      return std::nullopt;
-    }
-    bool v = false;
-    if (!n.IsScalar() || !YAML::convert<bool>::decode(n, v)) {
-      error(n, p, "expected true or false, found " + (n.IsScalar() ? "'" + n.Scalar() + "'" : std::string(kind_of(n))));
-      return std::nullopt;
-    }
-    return v;
-  }
-
-  void record(const YAML::Node& n, const std::string& path) {
-    if (n.IsDefined() && !n.Mark().is_null())
-      case_.locations[path] = SourceLocation{n.Mark().line + 1, n.Mark().column + 1, 0};
-  }
-
-  static const char* kind_of(const YAML::Node& n) {
-    if (n.IsMap()) return "a mapping";
-    if (n.IsSequence()) return "a list";
-    if (n.IsNull() || !n.IsDefined()) return "nothing";
-    return "a value";
-  }
-
-  std::string kind_name_ = "?";
-
- private:
-  Diagnostics& diags_;
-  AccuracyCase& case_;
-};
+using detail::CaseReader;
+using detail::join;
 
 const std::vector<std::string> kCommonKeys{"name",  "kind",  "role",    "source", "setup",
                                            "notes", "metric", "measured", "group", "backend"};
@@ -353,7 +208,7 @@ AccuracyCase load_case_text(const std::string& text, const std::string& file) {
   const auto kind = r.choice(root, "", "kind", {"kernel", "collective", "scenario"}, true);
   if (kind) {
     c.kind = *kind == "kernel" ? CaseKind::Kernel : *kind == "collective" ? CaseKind::Collective : CaseKind::Scenario;
-    r.kind_name_ = *kind;
+    r.set_kind(*kind);
     r.check_map(root, "", keys_of_kind(*kind), keys_of_other_kinds(*kind));
   }
   const std::string stem = fs::path(file).stem().string();

@@ -1,5 +1,6 @@
 target_sources(hcpsim_engine PRIVATE
   ${CMAKE_CURRENT_LIST_DIR}/accuracy_case.cpp
+  ${CMAKE_CURRENT_LIST_DIR}/case_reader.cpp
   ${CMAKE_CURRENT_LIST_DIR}/case_loader.cpp
   ${CMAKE_CURRENT_LIST_DIR}/case_prediction.cpp
   ${CMAKE_CURRENT_LIST_DIR}/kernel_case.cpp

@@ -3,6 +3,7 @@
 
 #include <nlohmann/json.hpp>
 
+#include "engine/accuracy/accuracy_chart.h"
 #include "engine/accuracy/accuracy_report.h"
 #include "engine/accuracy/accuracy_writers.h"
 
@@ -155,4 +156,24 @@ TEST(AccuracyWriters, TextListsCasesSummariesAndMismatches) {
   EXPECT_NE(t.find("holdout: 2 cases, mean |error| 62.5 %, max |error| 100.0 % (fast)"), std::string::npos) << t;
   EXPECT_NE(t.find("g (time_ms): MISMATCH  fast < slow"), std::string::npos) << t;
   EXPECT_NE(t.find("predicted: slow < fast"), std::string::npos) << t;
+}
+
+TEST(AccuracyChart, FitAndHoldoutSeriesAndTheIdentityLine) {
+  const std::vector<AccuracyCase> cases{make_case("f", CaseRole::Fit), make_case("h1", CaseRole::Holdout),
+                                        make_case("h2", CaseRole::Holdout)};
+  const AccuracyReport r = make_accuracy_report({{&cases[0], 2, 3, 0}, {&cases[1], 0.5, 0.4, 0}, {&cases[2], 40, 50, 0}});
+  const auto c = make_accuracy_chart(r, "t");
+  EXPECT_TRUE(c.log10_x);
+  EXPECT_TRUE(c.log10_y);
+  ASSERT_EQ(c.series.size(), 3u);
+  EXPECT_EQ(c.series[0].name, "fit");
+  EXPECT_TRUE(c.series[0].points_only);
+  EXPECT_EQ(c.series[0].x, std::vector<double>{2});
+  EXPECT_EQ(c.series[0].y, std::vector<double>{3});
+  EXPECT_EQ(c.series[1].name, "holdout");
+  EXPECT_EQ(c.series[1].x.size(), 2u);
+  EXPECT_EQ(c.series[2].name, "y = x");
+  EXPECT_FALSE(c.series[2].points_only);
+  EXPECT_EQ(c.series[2].x, (std::vector<double>{0.4, 50}));   // spans every measured and predicted value
+  EXPECT_EQ(c.series[2].y, c.series[2].x);
 }
