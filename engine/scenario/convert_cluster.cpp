@@ -154,6 +154,7 @@ void convert_cluster(const YAML::Node& c, YamlReader& r, const ConvertInputs& in
     const std::string p = "cluster.intra_node";
     if (auto v = r.get_quantity(n, p, "bandwidth", QuantityKind::Bandwidth)) out.intra_node_bandwidth_Bps = *v;
     if (auto v = r.get_quantity(n, p, "latency", QuantityKind::Time)) out.intra_node_latency_s = *v;
+    if (auto v = r.get_bool(n, p, "nvls")) out.intra_node_nvls = *v;
   }
   if (const YAML::Node n = c["inter_node"]; n.IsDefined() && r.check_map(n, "cluster.inter_node", "cluster.inter_node")) {
     const std::string p = "cluster.inter_node";
