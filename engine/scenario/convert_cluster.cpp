@@ -193,7 +193,7 @@ void convert_cluster(const YAML::Node& c, YamlReader& r, const ConvertInputs& in
           {"attention_shapes", &e.terms.attention_shapes}};
       for (auto& [k, dst] : terms)
         if (auto v = r.get_choice(t, tp, k, {"on", "off", "true", "false"})) *dst = *v == "on" || *v == "true";
-      // `all: off` switches every term (listed terms after it still win: they are read first).
+      // `all: on/off` sets every term the mapping does not name; named terms keep their own value.
       if (auto v = r.get_choice(t, tp, "all", {"on", "off", "true", "false"}))
         for (auto& [k, dst] : terms)
           if (!t[k].IsDefined()) *dst = *v == "on" || *v == "true";
