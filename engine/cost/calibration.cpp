@@ -72,8 +72,10 @@ std::vector<LinkCalibrationPoint> links(const std::string& file, const YAML::Nod
     LinkCalibrationPoint p;
     if (seq[i]["op"]) {
       p.op = seq[i]["op"].as<std::string>();
-      if (p.op != "send_recv" && p.op != "all_to_all" && p.op != "all_gather")
-        fail(file, seq[i]["op"], f + ".op", "'" + p.op + "' is not one of send_recv, all_to_all, all_gather");
+      if (p.op != "send_recv" && p.op != "all_to_all" && p.op != "all_gather" && p.op != "reduce_scatter" &&
+          p.op != "all_reduce")
+        fail(file, seq[i]["op"], f + ".op",
+             "'" + p.op + "' is not one of send_recv, all_to_all, all_gather, reduce_scatter, all_reduce");
     }
     p.bytes = positive(file, seq[i], "bytes", f);
     p.efficiency = efficiency(file, seq[i], f);
@@ -86,8 +88,8 @@ Calibration parse(const YAML::Node& root, const std::string& file) {
   Calibration c;
   if (!root || root.IsNull()) return c;
   check_keys(file, root, "calibration",
-             {"hardware", "software", "kernel_overhead_s", "compute_slowdown_during_comm", "attention",
-              "gemm", "links"});
+             {"hardware", "software", "kernel_overhead_s", "compute_slowdown_during_comm", "comm_hbm_interference",
+              "nccl_launch_s", "ring_step_sync_s", "attention", "gemm", "links"});
   if (root["hardware"]) c.hardware = root["hardware"].as<std::string>();
   if (root["software"]) c.software = root["software"].as<std::string>();
   if (root["kernel_overhead_s"]) {
@@ -99,6 +101,17 @@ Calibration parse(const YAML::Node& root, const std::string& file) {
     const double v = number(file, root, "compute_slowdown_during_comm", "calibration");
     if (!(v >= 1)) fail(file, root["compute_slowdown_during_comm"], "compute_slowdown_during_comm", "must be >= 1");
     c.compute_slowdown_during_comm = v;
+  }
+  if (root["comm_hbm_interference"]) {
+    const double v = number(file, root, "comm_hbm_interference", "calibration");
+    if (!(v >= 0 && v <= 10)) fail(file, root["comm_hbm_interference"], "comm_hbm_interference", "must be in [0, 10]");
+    c.comm_hbm_interference = v;
+  }
+  for (const char* k : {"nccl_launch_s", "ring_step_sync_s"}) {
+    if (!root[k]) continue;
+    const double v = number(file, root, k, "calibration");
+    if (!(v >= 0 && v < 1e-2)) fail(file, root[k], k, "must be in [0, 0.01) seconds");
+    (std::string(k) == "nccl_launch_s" ? c.nccl_launch_s : c.ring_step_sync_s) = v;
   }
   if (const YAML::Node a = root["attention"]) {
     if (!a.IsSequence()) fail(file, a, "attention", "expected a list of {pass, head_dim, mask, q_len, kv_len, efficiency}");
@@ -174,6 +187,9 @@ std::string calibration_to_yaml(const Calibration& c) {
   if (c.kernel_overhead_s) out << YAML::Key << "kernel_overhead_s" << YAML::Value << *c.kernel_overhead_s;
   if (c.compute_slowdown_during_comm)
     out << YAML::Key << "compute_slowdown_during_comm" << YAML::Value << *c.compute_slowdown_during_comm;
+  if (c.comm_hbm_interference) out << YAML::Key << "comm_hbm_interference" << YAML::Value << *c.comm_hbm_interference;
+  if (c.nccl_launch_s) out << YAML::Key << "nccl_launch_s" << YAML::Value << *c.nccl_launch_s;
+  if (c.ring_step_sync_s) out << YAML::Key << "ring_step_sync_s" << YAML::Value << *c.ring_step_sync_s;
   if (!c.attention.empty()) {
     out << YAML::Key << "attention" << YAML::Value << YAML::BeginSeq;
     for (const auto& p : c.attention)

@@ -28,7 +28,7 @@ struct GemmCalibrationPoint {
 
 // One measured message: fraction of the nominal link bandwidth reached.
 struct LinkCalibrationPoint {
-  std::string op = "send_recv";  // send_recv | all_to_all | all_gather (CostModel uses send_recv)
+  std::string op = "send_recv";  // send_recv | all_to_all | all_gather | reduce_scatter | all_reduce
   double bytes = 0;              // message size, bytes
   double efficiency = 0;         // achieved / nominal bandwidth, (0, 1]
 };
@@ -37,7 +37,11 @@ struct Calibration {
   std::string hardware;          // free text: what it was measured on
   std::string software;          // free text: library versions
   std::optional<double> kernel_overhead_s;               // fixed cost per compute kernel, seconds
-  std::optional<double> compute_slowdown_during_comm;    // recorded; not used by the analytic model
+  std::optional<double> compute_slowdown_during_comm;    // recorded; the model uses comm_hbm_interference
+  // Cost-model term parameters (docs/metrics.md section 9); each replaces the scenario's value.
+  std::optional<double> comm_hbm_interference;           // comm_compute_interference: HBM weight, [0, 10]
+  std::optional<double> nccl_launch_s;                   // host_overheads: per NCCL call, seconds
+  std::optional<double> ring_step_sync_s;                // host_overheads: per ring step, seconds
   std::vector<AttentionCalibrationPoint> attention;
   std::vector<GemmCalibrationPoint> gemm;
   std::vector<LinkCalibrationPoint> intra_node;

@@ -51,8 +51,15 @@ CostModel::CostModel(const Scenario& s) : impl_(std::make_unique<Impl>()) {
     throw std::invalid_argument("cluster.efficiency.comm_hbm_interference: must be >= 0");
   if (!(e.nccl_launch_s >= 0)) throw std::invalid_argument("cluster.efficiency.nccl_launch: must be >= 0");
   if (!(e.ring_step_sync_s >= 0)) throw std::invalid_argument("cluster.efficiency.ring_step_sync: must be >= 0");
-  if (!s.cluster.calibration_path.empty())
+  if (!s.cluster.calibration_path.empty()) {
     impl_->calibration = load_calibration_file(s.cluster.calibration_path);
+    // Term parameters measured on the hardware replace the scenario's (docs/metrics.md section 8).
+    auto& me = impl_->scenario.cluster.efficiency;
+    const Calibration& cal = impl_->calibration;
+    if (cal.comm_hbm_interference) me.comm_hbm_interference = *cal.comm_hbm_interference;
+    if (cal.nccl_launch_s) me.nccl_launch_s = *cal.nccl_launch_s;
+    if (cal.ring_step_sync_s) me.ring_step_sync_s = *cal.ring_step_sync_s;
+  }
   const int world = std::max(1, s.world_size());
   impl_->slowdown.assign(static_cast<std::size_t>(world), 1.0);
   for (std::size_t i = 0; i < s.cluster.faults.size(); ++i) {
@@ -176,7 +183,7 @@ double CostModel::link_efficiency(TaskKind op, double message_bytes, LinkClass c
                                                   : cost_defaults::kInterNodeHalfBandwidth_bytes;
     return plateau * m / (m + half);
   }
-  const BandwidthCurve curve = nccl_bandwidth_curve(op, c);
+  const BandwidthCurve curve = nccl_bandwidth_curve(op, c, impl_->scenario.cluster.intra_node_nvls);
   return std::min(1.0, plateau * curve.plateau_ratio) * m / (m + curve.half_bytes);
 }
 

@@ -6,7 +6,7 @@
 
 namespace hcpsim {
 
-BandwidthCurve nccl_bandwidth_curve(TaskKind op, LinkClass c) {
+BandwidthCurve nccl_bandwidth_curve(TaskKind op, LinkClass c, bool nvls) {
   const bool intra = c == LinkClass::IntraNode;
   switch (op) {
     case TaskKind::AllToAll:
@@ -17,10 +17,13 @@ BandwidthCurve nccl_bandwidth_curve(TaskKind op, LinkClass c) {
     case TaskKind::ReduceScatter:
       return intra ? BandwidthCurve{1.0, 2.0 * 1024 * 1024} : BandwidthCurve{0.96, 512.0 * 1024};
     case TaskKind::AllReduce:
-      // NVLink SHARP (NVLS) reduces in the switch: bus bandwidth above the port's nominal rate.
-      return intra ? BandwidthCurve{1.22, 4.0 * 1024 * 1024} : BandwidthCurve{0.96, 512.0 * 1024};
+      // NVLink SHARP (NVLS) reduces in the switch: bus bandwidth above the port's nominal rate. The
+      // bend (per ring-step chunk) is fitted on the nccl-tests fit cases (docs/metrics.md 9.6).
+      return intra ? BandwidthCurve{nvls ? 1.22 : 1.0, 256.0 * 1024} : BandwidthCurve{0.96, 512.0 * 1024};
     default:
-      return intra ? BandwidthCurve{1.0, 1024.0 * 1024} : BandwidthCurve{1.0, 256.0 * 1024};
+      // send/recv. On the network the level and bend are fitted on the in-application CP ring
+      // send/recv times of the Meta CP paper's Table 5 (fit cases; docs/metrics.md 9.6).
+      return intra ? BandwidthCurve{1.0, 1024.0 * 1024} : BandwidthCurve{0.59, 1024.0 * 1024};
   }
 }
 

@@ -15,8 +15,9 @@ struct BandwidthCurve {
   double half_bytes = 1 << 20;
 };
 
-// Default curve of `op` (SendRecv, AllToAll, AllGather, ReduceScatter, AllReduce) on link class `c`.
-BandwidthCurve nccl_bandwidth_curve(TaskKind op, LinkClass c);
+// Default curve of `op` (SendRecv, AllToAll, AllGather, ReduceScatter, AllReduce) on link class `c`;
+// `nvls`: the NVSwitch reduces in the switch (NVLink SHARP), which lifts the intra-node all_reduce.
+BandwidthCurve nccl_bandwidth_curve(TaskKind op, LinkClass c, bool nvls = false);
 
 // Channels NCCL runs for one call of `op` on `c` moving `message_bytes` per flow among
 // `group_size` ranks: one per NCCL chunk of the message, at least 1, at most the op's limit.

@@ -158,6 +158,7 @@ void convert_cluster(const YAML::Node& c, YamlReader& r, const ConvertInputs& in
     const std::string p = "cluster.intra_node";
     if (auto v = r.get_quantity(n, p, "bandwidth", QuantityKind::Bandwidth)) out.intra_node_bandwidth_Bps = *v;
     if (auto v = r.get_quantity(n, p, "latency", QuantityKind::Time)) out.intra_node_latency_s = *v;
+    if (auto v = r.get_bool(n, p, "nvls")) out.intra_node_nvls = *v;
   }
   if (const YAML::Node n = c["inter_node"]; n.IsDefined() && r.check_map(n, "cluster.inter_node", "cluster.inter_node")) {
     const std::string p = "cluster.inter_node";
@@ -196,7 +197,7 @@ void convert_cluster(const YAML::Node& c, YamlReader& r, const ConvertInputs& in
           {"attention_shapes", &e.terms.attention_shapes}};
       for (auto& [k, dst] : terms)
         if (auto v = r.get_choice(t, tp, k, {"on", "off", "true", "false"})) *dst = *v == "on" || *v == "true";
-      // `all: off` switches every term (listed terms after it still win: they are read first).
+      // `all: on/off` sets every term the mapping does not name; named terms keep their own value.
       if (auto v = r.get_choice(t, tp, "all", {"on", "off", "true", "false"}))
         for (auto& [k, dst] : terms)
           if (!t[k].IsDefined()) *dst = *v == "on" || *v == "true";

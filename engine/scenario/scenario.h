@@ -138,6 +138,7 @@ struct ClusterConfig {
   GpuSpec gpu;
   double intra_node_bandwidth_Bps = 450e9;   // per GPU, per direction
   double intra_node_latency_s = 2e-6;
+  bool intra_node_nvls = false;              // NVSwitch reduces in the switch (NVLink SHARP): all_reduce curve
   double nic_bandwidth_Bps = 50e9;           // per NIC, per direction
   int nics_per_node = 8;
   double inter_node_latency_s = 5e-6;

@@ -23,7 +23,7 @@ const std::vector<std::string>& all_paths() {
       "cluster", "cluster.preset", "cluster.nodes", "cluster.gpus_per_node", "cluster.gpu",
       "cluster.gpu.name", "cluster.gpu.bf16_tflops", "cluster.gpu.fp8_tflops", "cluster.gpu.hbm_bandwidth",
       "cluster.gpu.memory", "cluster.gpu.sm_count",
-      "cluster.intra_node", "cluster.intra_node.bandwidth", "cluster.intra_node.latency",
+      "cluster.intra_node", "cluster.intra_node.bandwidth", "cluster.intra_node.latency", "cluster.intra_node.nvls",
       "cluster.inter_node", "cluster.inter_node.nic_bandwidth", "cluster.inter_node.nics_per_node",
       "cluster.inter_node.latency", "cluster.inter_node.topology", "cluster.inter_node.oversubscription",
       "cluster.efficiency", "cluster.efficiency.attention_forward",

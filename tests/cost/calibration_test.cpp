@@ -97,3 +97,46 @@ TEST(Calibration, ErrorsNameFileLineAndField) {
 
 }  // namespace
 }  // namespace hcpsim
+
+namespace hcpsim {
+namespace {
+
+TEST(Calibration, TermParametersAndPerOpCurvesReplaceTheScenarios) {
+  const char* text = R"(hardware: test
+comm_hbm_interference: 0.25
+nccl_launch_s: 3.0e-6
+ring_step_sync_s: 4.0e-5
+links:
+  intra_node:
+    - {op: send_recv, bytes: 1048576, efficiency: 0.3}
+    - {op: all_to_all, bytes: 1048576, efficiency: 0.2}
+    - {op: all_reduce, bytes: 1048576, efficiency: 0.7}
+)";
+  const Calibration c = load_calibration_string(text, "terms.yaml");
+  ASSERT_TRUE(c.comm_hbm_interference && c.nccl_launch_s && c.ring_step_sync_s);
+  const Calibration again = load_calibration_string(calibration_to_yaml(c), "again.yaml");
+  EXPECT_DOUBLE_EQ(*again.comm_hbm_interference, 0.25);
+  EXPECT_DOUBLE_EQ(*again.ring_step_sync_s, 4.0e-5);
+  EXPECT_EQ(again.intra_node.size(), 3u);
+  Scenario s = test::dgx_scenario();
+  s.cluster.efficiency.terms.host_overheads = true;
+  s.cluster.efficiency.terms.bandwidth_curves = true;
+  s.cluster.calibration_path = write_temp(text);
+  const CostModel cm(s);
+  Task ring;
+  ring.kind = TaskKind::SendRecv;
+  ring.step = 0;
+  EXPECT_DOUBLE_EQ(cm.comm_overhead_s(ring), 3.0e-6 + 4.0e-5);
+  // Each op reads its own entries; an op without entries (all_gather) falls back to send_recv's.
+  EXPECT_DOUBLE_EQ(cm.link_efficiency(TaskKind::AllToAll, 1048576, LinkClass::IntraNode), 0.2);
+  EXPECT_DOUBLE_EQ(cm.link_efficiency(TaskKind::AllReduce, 1048576, LinkClass::IntraNode), 0.7);
+  EXPECT_DOUBLE_EQ(cm.link_efficiency(TaskKind::AllGather, 1048576, LinkClass::IntraNode), 0.3);
+  // Curves term off: every op uses the send/recv entries.
+  s.cluster.efficiency.terms.bandwidth_curves = false;
+  EXPECT_DOUBLE_EQ(CostModel(s).link_efficiency(TaskKind::AllToAll, 1048576, LinkClass::IntraNode), 0.3);
+  std::remove(s.cluster.calibration_path.c_str());
+  EXPECT_THROW(load_calibration_string("ring_step_sync_s: -1\n", "bad.yaml"), std::runtime_error);
+}
+
+}  // namespace
+}  // namespace hcpsim

@@ -97,9 +97,17 @@ TEST(ModelTerms, BandwidthCurvesArePerOp) {
         EXPECT_NEAR(cm.link_efficiency(op, m, c), std::min(1.0, plateau * k.plateau_ratio) * m / (m + k.half_bytes), 1e-12)
             << to_string(op) << " " << m;
       }
-  // The ops differ: an all-to-all piece of 1 MiB reaches less than a send/recv of 1 MiB on IB.
-  EXPECT_LT(cm.link_efficiency(TaskKind::AllToAll, 1 << 20, LinkClass::InterNode),
-            cm.link_efficiency(TaskKind::SendRecv, 1 << 20, LinkClass::InterNode));
+  // The ops differ: on IB a large send/recv (fitted in-application level) reaches less than a ring
+  // all-gather of the same size; on NVLink a 1 MiB all-to-all piece bends later than a send/recv.
+  EXPECT_LT(cm.link_efficiency(TaskKind::SendRecv, 1 << 30, LinkClass::InterNode),
+            cm.link_efficiency(TaskKind::AllGather, 1 << 30, LinkClass::InterNode));
+  EXPECT_GT(cm.link_efficiency(TaskKind::AllToAll, 1 << 20, LinkClass::IntraNode),
+            cm.link_efficiency(TaskKind::SendRecv, 1 << 20, LinkClass::IntraNode));
+  // NVLink SHARP lifts the intra-node all_reduce (capped at the nominal port rate).
+  Scenario nvls = on;
+  nvls.cluster.intra_node_nvls = true;
+  EXPECT_GT(CostModel(nvls).link_efficiency(TaskKind::AllReduce, 1 << 30, LinkClass::IntraNode),
+            cm.link_efficiency(TaskKind::AllReduce, 1 << 30, LinkClass::IntraNode));
   // Off: every op uses the send/recv curve of section 2.
   const CostModel off(test::dgx_scenario());
   const double m = 1 << 20;
