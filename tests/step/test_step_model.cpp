@@ -58,6 +58,9 @@ TEST(StepModel, TokensPerSecondIsGlobalBatchTokensOverStepTime) {
   EXPECT_LE(r.time_s, r.pipeline_s + r.dp_grad_reduce_s + r.dp_param_gather_s + r.optimizer_s + 1e-12);
   // MFU: Megatron's model FLOPs over time, GPUs and the bf16 peak.
   EXPECT_NEAR(r.mfu, model_flops(s).step / (r.time_s * 16) / s.cluster.gpu.bf16_flops, 1e-12);
+  // Causal mask: half the attention square runs, so the causal MFU is lower.
+  EXPECT_NEAR(r.mfu_causal, model_flops(s).step_causal / (r.time_s * 16) / s.cluster.gpu.bf16_flops, 1e-12);
+  EXPECT_LT(r.mfu_causal, r.mfu);
 }
 
 TEST(StepModel, DpReduceScatterEqualsItsAlphaBetaTime) {
