@@ -184,6 +184,25 @@ TEST(StepModel, LayerCompositionMatchesAMultiLayerGraph) {
   EXPECT_NEAR(via_slice.time_s, via_full.time_s, 1e-9 * via_full.time_s);
 }
 
+TEST(StepModel, ReplicasSimulatedOnceGiveTheWholeClustersStep) {
+  // 4 nodes: tp 4 x cp 2 = one node, pp 2, dp 2. The graph of every rank and the graph of one
+  // TP x CP group must give the same layer times and therefore the same step.
+  Scenario s = llama8b(4, 4, 2, 2);
+  s.train.global_batch_size = 8;
+  AnalyticBackend backend;
+  SimulateOptions all, once;
+  all.keep_events = once.keep_events = false;
+  all.replicas_once = false;
+  const SimulationResult whole = simulate_scenario(s, backend, all);
+  const SimulationResult sliced = simulate_scenario(s, backend, once);
+  EXPECT_EQ(whole.report.world_size, 32);
+  EXPECT_EQ(sliced.report.world_size, 8);
+  EXPECT_EQ(sliced.report.cluster_world_size, 32);
+  ASSERT_TRUE(whole.report.step && sliced.report.step);
+  EXPECT_NEAR(sliced.report.step->time_s, whole.report.step->time_s, 1e-9 * whole.report.step->time_s);
+  EXPECT_NEAR(sliced.report.layer_backward_s, whole.report.layer_backward_s, 1e-12);
+}
+
 TEST(StepModel, SliceKeepsOneModelParallelGroupPerNode) {
   Scenario s = llama8b(64, 8, 4, 4);   // 512 GPUs: tp 8 x cp 4 = 32 GPUs = 4 nodes
   Scenario t = model_parallel_slice(s);
