@@ -95,10 +95,12 @@ std::vector<PlanCandidate> enumerate_candidates(const Scenario& base, int gpus, 
     pps.push_back(base.pp());
   }
   const int gbs = base.global_batch();
-  std::vector<Recompute> recomputes{recompute_of(base, memory)};
-  if (search.recompute && !memory.recompute) recomputes = {Recompute::None, Recompute::Selective, Recompute::Full};
+  // Prefill has no backward and no optimizer: recomputation and the optimizer do not apply.
+  const bool train = base.train.mode == TrainMode::Train;
+  std::vector<Recompute> recomputes{train ? recompute_of(base, memory) : Recompute::None};
+  if (train && search.recompute && !memory.recompute) recomputes = {Recompute::None, Recompute::Selective, Recompute::Full};
   std::vector<bool> dist_opts{memory.distributed_optimizer.value_or(base.ddp.use_distributed_optimizer)};
-  if (search.distributed_optimizer && !memory.distributed_optimizer) dist_opts = {true, false};
+  if (train && search.distributed_optimizer && !memory.distributed_optimizer) dist_opts = {true, false};
   for (int pp : pps) {
     std::vector<int> vpps{search.pipeline ? 1 : base.vpp()};
     if (search.pipeline && pp > 1)

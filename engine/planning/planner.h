@@ -37,8 +37,8 @@ struct PlanCandidate {
 struct PlanSearch {
   bool pipeline = true;                   // pp over the divisors of num_layers, and vpp
   bool micro_batch = true;                // micro_batch_size 1, 2, 4 (where the global batch divides)
-  bool recompute = true;                  // none, selective, full (unless PlanOptions::memory fixes it)
-  bool distributed_optimizer = true;      // on and off
+  bool recompute = true;                  // none, selective, full (unless PlanOptions::memory fixes it; training only)
+  bool distributed_optimizer = true;      // on and off (training only)
   int max_vpp = 8;                        // largest virtual pipeline size tried
   // Only tp, cp, comm type, split and order (the scenario's pp, batch, recompute, optimizer).
   static PlanSearch layouts_only() { return {false, false, false, false, 1}; }

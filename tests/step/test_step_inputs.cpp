@@ -4,6 +4,8 @@
 
 #include <string>
 
+#include "engine/cost/cost_model.h"
+#include "engine/graph/task_graph.h"
 #include "engine/memory/memory_model.h"
 #include "engine/scenario/loader.h"
 #include "engine/scenario/validate.h"
@@ -141,6 +143,33 @@ TEST(StepInputs, InterleavingRaisesTheFirstStagesActivations) {
   EXPECT_EQ(p.gradients_bytes, 0.0);
   EXPECT_EQ(p.optimizer_bytes, 0.0);
   EXPECT_DOUBLE_EQ(p.kv_cache_bytes, 16.0 /* layers on the stage */ * 2 /* bytes */ * 16384 * 2 * (8 / 4) * 128);
+}
+
+}  // namespace
+}  // namespace hcpsim
+
+namespace hcpsim {
+namespace {
+
+TEST(StepInputs, Fp8RunsGemmsAtTheFp8PeakAndAttentionInBf16) {
+  Scenario s = load_scenario_string(yaml("", ""), presets());
+  TaskGraph g;
+  Task gemm;
+  gemm.kind = TaskKind::Gemm;
+  gemm.flops = 1e13;
+  Task attn;
+  attn.kind = TaskKind::AttentionForward;
+  attn.flops = 1e13;
+  const CostModel bf16(s);
+  s.model.fp8 = "hybrid";
+  const CostModel fp8(s);
+  const double o = bf16.kernel_overhead_s();
+  // Same efficiency, twice the peak (1979 vs 989 TFLOPS dense on an H100).
+  EXPECT_NEAR((bf16.compute_seconds(g, gemm) - o) / (fp8.compute_seconds(g, gemm) - o), 1979.0 / 989.0, 1e-9);
+  EXPECT_DOUBLE_EQ(fp8.compute_seconds(g, attn), bf16.compute_seconds(g, attn));
+  s.model.fp8_dot_product_attention = true;
+  const CostModel fp8_attn(s);
+  EXPECT_NEAR((bf16.compute_seconds(g, attn) - o) / (fp8_attn.compute_seconds(g, attn) - o), 1979.0 / 989.0, 1e-9);
 }
 
 }  // namespace

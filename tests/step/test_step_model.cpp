@@ -58,6 +58,9 @@ TEST(StepModel, TokensPerSecondIsGlobalBatchTokensOverStepTime) {
   EXPECT_LE(r.time_s, r.pipeline_s + r.dp_grad_reduce_s + r.dp_param_gather_s + r.optimizer_s + 1e-12);
   // MFU: Megatron's model FLOPs over time, GPUs and the bf16 peak.
   EXPECT_NEAR(r.mfu, model_flops(s).step / (r.time_s * 16) / s.cluster.gpu.bf16_flops, 1e-12);
+  // Causal mask: half the attention square runs, so the causal MFU is lower.
+  EXPECT_NEAR(r.mfu_causal, model_flops(s).step_causal / (r.time_s * 16) / s.cluster.gpu.bf16_flops, 1e-12);
+  EXPECT_LT(r.mfu_causal, r.mfu);
 }
 
 TEST(StepModel, DpReduceScatterEqualsItsAlphaBetaTime) {
@@ -179,6 +182,25 @@ TEST(StepModel, LayerCompositionMatchesAMultiLayerGraph) {
   const StepReport via_slice = predict_step(s, backend);
   const StepReport via_full = compose_step(s, layer_times_of(one));
   EXPECT_NEAR(via_slice.time_s, via_full.time_s, 1e-9 * via_full.time_s);
+}
+
+TEST(StepModel, ReplicasSimulatedOnceGiveTheWholeClustersStep) {
+  // 4 nodes: tp 4 x cp 2 = one node, pp 2, dp 2. The graph of every rank and the graph of one
+  // TP x CP group must give the same layer times and therefore the same step.
+  Scenario s = llama8b(4, 4, 2, 2);
+  s.train.global_batch_size = 8;
+  AnalyticBackend backend;
+  SimulateOptions all, once;
+  all.keep_events = once.keep_events = false;
+  all.replicas_once = false;
+  const SimulationResult whole = simulate_scenario(s, backend, all);
+  const SimulationResult sliced = simulate_scenario(s, backend, once);
+  EXPECT_EQ(whole.report.world_size, 32);
+  EXPECT_EQ(sliced.report.world_size, 8);
+  EXPECT_EQ(sliced.report.cluster_world_size, 32);
+  ASSERT_TRUE(whole.report.step && sliced.report.step);
+  EXPECT_NEAR(sliced.report.step->time_s, whole.report.step->time_s, 1e-9 * whole.report.step->time_s);
+  EXPECT_NEAR(sliced.report.layer_backward_s, whole.report.layer_backward_s, 1e-12);
 }
 
 TEST(StepModel, SliceKeepsOneModelParallelGroupPerNode) {
