@@ -35,9 +35,9 @@ void add_calibrate_command(CLI::App& app, CliContext& ctx) {
       ->check(CLI::Range(1, 1000))
       ->capture_default_str();
   cmd->footer(
-      "Attention efficiency = FLOPs (spec 3.7, exact causal pairs) / time / nominal bf16 peak;\n"
+      "Attention efficiency = FLOPs (docs/schedules.md, exact causal pairs) / time / nominal bf16 peak;\n"
       "link efficiency = bytes a rank sends / time / nominal intra-node bandwidth (NCCL over the local\n"
-      "GPUs, needs 2 or more). The file is the format of SCENARIO.md's `cluster.calibration`.\n\n"
+      "GPUs, needs 2 or more). The file is the format of `cluster.calibration` (docs/metrics.md \"Calibration file format\").\n\n"
       "Examples:\n"
       "  hcpsim calibrate --out calib/h200.yaml\n"
       "  hcpsim calibrate scenarios/small.yaml --quick --out calib.yaml\n"

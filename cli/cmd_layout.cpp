@@ -15,7 +15,7 @@ void add_layout_command(CLI::App& app, CliContext& ctx) {
   auto format = std::make_shared<std::string>("text");
   auto* cmd = app.add_subcommand("layout", "print Megatron's rank groups (TP/CP/DP/PP/HCP) and the node map");
   add_scenario_args(*cmd, *args);
-  cmd->add_option("--format", *format, "text (default) or json (the contract of ARCHITECTURE.md)")
+  cmd->add_option("--format", *format, "text (default) or json (the contract in docs/architecture.md \"Contracts\")")
       ->check(CLI::IsMember({"text", "json"}));
   cmd->footer(
       "Examples:\n"

@@ -36,7 +36,7 @@ void add_verify_command(CLI::App& app, CliContext& ctx) {
   add_scenario_args(*cmd, args->scenario);
   cmd->add_option("--format", args->format, "output format")->check(CLI::IsMember({"text", "json"}));
   cmd->add_flag("--float", args->use_float, "single precision (tolerance 1e-4 instead of 1e-5)");
-  cmd->add_flag("--pitfall", args->pitfall, "run the silent-disable pitfall graph (spec 5) instead");
+  cmd->add_flag("--pitfall", args->pitfall, "run the silent-disable pitfall graph (docs/schedules.md) instead");
   cmd->add_option("--seed", args->seed, "data seed");
   cmd->add_option("--workers", args->workers, "CPU threads (1 = seeded random task order)")->check(CLI::PositiveNumber);
   cmd->footer(
@@ -44,7 +44,7 @@ void add_verify_command(CLI::App& app, CliContext& ctx) {
       "shrinks S to 2*cp*4 tokens, head dim 8 and the heads to the fewest the a2a degrees allow.\n"
       "Examples:\n"
       "  hcpsim verify scenarios/llama3-70b-128k-dgx-h100-hcp.yaml\n"
-      "  hcpsim verify s.yaml --pitfall      # the spec-5 graph (each rank attends to its own chunk): reported WRONG\n"
+      "  hcpsim verify s.yaml --pitfall      # the pitfall graph (each rank attends to its own chunk): reported WRONG\n"
       "  hcpsim verify s.yaml model.attn_mask_type=no_mask --format json");
   cmd->callback([args, &ctx]() {
     int code = 0;
@@ -94,7 +94,7 @@ void add_verify_command(CLI::App& app, CliContext& ctx) {
                 << s.model.num_query_groups << ", d " << s.model.kv_channels << ", " << r.layers << " layer(s), "
                 << r.tasks << " tasks, " << (args->use_float ? "float" : "double") << '\n';
       if (pitfall)
-        std::cout << "  silent-disable pitfall (spec 5): a2a+p2p without hierarchical sizes, every rank attends "
+        std::cout << "  silent-disable pitfall: a2a+p2p without hierarchical sizes, every rank attends "
                      "only to its own chunk\n";
       std::cout << "  max relative error  out " << r.out << "  dq " << r.dq << "  dk " << r.dk << "  dv " << r.dv
                 << "  (tolerance " << r.tolerance << ")\n";

@@ -38,7 +38,7 @@ struct AttnPoint {
   }
 };
 
-// Exact (q,k) pairs of a chunk (spec 3.7): causal top-left on a square chunk is n(n+1)/2.
+// Exact (q,k) pairs of a chunk (docs/schedules.md "FLOPs"): causal top-left on a square chunk is n(n+1)/2.
 double pairs_of(const AttnPoint& p) {
   if (!p.causal) return static_cast<double>(p.q_len) * p.kv_len;
   double s = 0;   // bottom-right aligned: row q sees min(kv, q + kv - q_len + 1) keys

@@ -71,7 +71,7 @@ class RankLayout {
   const std::vector<int>& group_of(GroupKind k, int rank) const;
   int group_index_of(GroupKind k, int rank) const;
 
-  // Ring neighbours as Transformer Engine computes them (spec 1.4); for a flat ring A = 1, P = cp.
+  // Ring neighbours as Transformer Engine computes them (docs/schedules.md "Rank layout"); for a flat ring A = 1, P = cp.
   int ring_next(int rank) const;   // forward send destination: cp_global_ranks[((p+1) mod P)*A + a]
   int ring_prev(int rank) const;   // forward receive source:   cp_global_ranks[((p-1) mod P)*A + a]
 

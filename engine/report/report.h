@@ -80,7 +80,7 @@ Report compute_report(const Trace& t, const ReportOptions& options = {});
 std::vector<CriticalPathEntry> critical_path(const Trace& t);
 
 // Writers. Text: a readable table with units (fixed precision, no wall time or paths, so golden
-// files can diff it). JSON: the ARCHITECTURE.md contract plus extras. CSV: metric,value,unit rows.
+// files can diff it). JSON: the contract of docs/architecture.md plus extras. CSV: metric,value,unit rows.
 std::string report_to_text(const Report& r, const ReportOptions& options = {});
 std::string report_to_json(const Report& r);
 std::string report_to_csv(const Report& r);

@@ -1,6 +1,6 @@
 #pragma once
 // Scenario: what is trained (model + Megatron parallel config), on what (cluster) and how it is
-// predicted (simulation options). Field names follow ../shared/SCENARIO.md. All quantities are in
+// predicted (simulation options). Field names: docs/scenario.md. All quantities are in
 // SI base units after loading: bytes, seconds, bytes/s, FLOP/s.
 #include <cstdint>
 #include <map>
@@ -39,7 +39,7 @@ struct Efficiency {
   double inter_node_link = 0.94;
 };
 
-// A what-if fault. Exactly one of the three forms is set (see SCENARIO.md `cluster.faults`).
+// A what-if fault. Exactly one of the three forms is set (docs/scenario.md "Faults").
 struct Fault {
   enum class Kind { Straggler, DegradedNic, FailedNic };
   Kind kind = Kind::Straggler;
@@ -127,7 +127,7 @@ struct Scenario {
   int dp() const;
   // cp_comm_type of a layer (0-based); a single entry applies to every layer.
   CpCommType comm_type_for_layer(int layer) const;
-  // Query heads and KV heads per TP rank (h_t, g_t of the spec).
+  // Query heads and KV heads per TP rank (h_t, g_t of docs/schedules.md).
   int heads_per_tp_rank() const;
   int kv_heads_per_tp_rank() const;
   int head_dim() const;                      // kv_channels (resolved)

@@ -51,7 +51,7 @@ void require_hierarchical(const ScheduleContext& ctx) {
     throw std::invalid_argument(
         "layer " + std::to_string(ctx.layer) +
         ": cp_comm_type a2a+p2p needs model.hierarchical_context_parallel_sizes [A, P] with A*P = cp "
-        "(without them Megatron silently disables CP, spec 5)");
+        "(without them Megatron silently disables CP: docs/schedules.md "The silent-disable pitfall")");
 }
 
 }  // namespace

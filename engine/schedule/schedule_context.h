@@ -1,7 +1,7 @@
 #pragma once
 // ScheduleContext: the state a schedule builder needs while it appends the tasks of one layer and
 // pass — per-rank stream order (the last task issued on each stream), pending stream waits, and
-// the shared sizes of the scenario (spec 3.7). Every builder in this folder goes through it, so
+// the shared sizes of the scenario (docs/schedules.md). Every builder in this folder goes through it, so
 // "a task follows the previous task of its stream" and "an NCCL call starts only after the work
 // already queued on its issuing stream" are implemented once.
 #include <array>
@@ -16,7 +16,7 @@
 
 namespace hcpsim::schedule {
 
-// Sizes shared by all modes (spec 0 and 3.7). Element counts, not bytes, unless named _bytes.
+// Sizes shared by all modes (notation and sizes of docs/schedules.md). Element counts, not bytes, unless named _bytes.
 struct Sizes {
   int b = 1;                  // micro-batch size
   std::int64_t S = 0;         // global sequence length, tokens
@@ -28,7 +28,7 @@ struct Sizes {
 };
 Sizes sizes_of(const Scenario& s);
 
-// Exact (q,k) pairs of one attention kernel per head and batch element (spec 3.7).
+// Exact (q,k) pairs of one attention kernel per head and batch element (docs/schedules.md "FLOPs").
 double attention_pairs(MaskSection m, std::int64_t q_len, std::int64_t kv_len);
 
 class ScheduleContext {

@@ -1,5 +1,5 @@
-// Graph structure: acyclic, stream order, spec 3.6 section table, ring peers (spec 1.4), the
-// dependency facts of spec 3.2/3.3, layer chaining, per-layer comm types, input errors.
+// Graph structure: acyclic, stream order, the section table and ring peers of docs/schedules.md, the
+// dependency facts of its p2p ring, layer chaining, per-layer comm types, input errors.
 #include <gtest/gtest.h>
 
 #include <algorithm>
@@ -114,7 +114,7 @@ TEST(GraphStructure, WholeLayerOpsWaitForAllOfAttention) {
 }
 
 TEST(GraphStructure, SectionTableForP4MatchesSpec36) {
-  // spec 3.6 table, (source, section) per step; u = upper, l = lower, d = diagonal
+  // Section table of docs/schedules.md, (source, section) per step; u = upper, l = lower, d = diagonal
   const char* fwd[4] = {"0d 3u 2u 1u", "1d 0l 3u 2u", "2d 1l 0l 3u", "3d 2l 1l 0l"};
   const char* bwd[4] = {"1u 2u 3u 0d", "2u 3u 0l 1d", "3u 0l 1l 2d", "0l 1l 2l 3d"};
   const Scenario s = testing::make_scenario(hcp_2x4());
@@ -152,7 +152,7 @@ TEST(GraphStructure, RingPeersFollowTransformerEngine) {
     }
   }
   EXPECT_GT(checked, 0);
-  // spec 1.3 example 1: global rank 4 sends to 8 and receives from 0 in the forward ring
+  // docs/schedules.md "Rank layout" example: global rank 4 sends to 8 and receives from 0 in the forward ring
   EXPECT_EQ(lay.ring_next(4), 8);
   EXPECT_EQ(lay.ring_prev(4), 0);
 }

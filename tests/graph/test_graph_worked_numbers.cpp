@@ -1,5 +1,5 @@
-// Spec 3.7 "worked numbers" table, recomputed from the graph. Expected values are the table's
-// (derived in the spec from the group and chunk math), not the code's own output.
+// The "Worked numbers" table of docs/schedules.md, recomputed from the graph. Expected values are
+// the table's (derived by hand from the group and chunk math), not the code's own output.
 #include <gtest/gtest.h>
 
 #include "engine/layout/rank_layout.h"
