@@ -4,6 +4,7 @@
 
 #include "cli/commands.h"
 #include "cli/scenario_args.h"
+#include "cli/verbosity.h"
 #include "engine/graph/graph_export.h"
 #include "engine/layout/rank_layout.h"
 #include "engine/schedule/build.h"
@@ -33,17 +34,10 @@ void add_graph_command(CLI::App& app, CliContext& ctx) {
   cmd->footer(
       "Examples:\n"
       "  hcpsim graph scenarios/llama3-70b-128k-dgx-h100-hcp.yaml --rank 0 --pass forward\n"
-      "  hcpsim graph s.yaml model.context_parallel_size=4 \"model.hierarchical_context_parallel_sizes=[2,2]\" "
-      "cluster.nodes=1 --format dot > g.dot\n"
-      "  hcpsim graph s.yaml --format json --layer 0");
-  cmd->callback([args, &ctx]() {
-    int code = 0;
-    const auto loaded = load_for_command(args->scenario.file, args->scenario.overrides, code);
-    if (!loaded) {
-      ctx.exit_code = code;
-      return;
-    }
-    const Scenario& s = *loaded;
+      "  hcpsim graph scenarios/llama3-70b-128k-dgx-h100-hcp.yaml model.context_parallel_size=4 \\\n"
+      "      \"model.hierarchical_context_parallel_sizes=[2,2]\" cluster.nodes=1 --format dot > g.dot\n"
+      "  hcpsim graph scenarios/llama3-8b-64k-dgx-h100-p2p.yaml --format json --layer 0 > g.json");
+  run_with_scenario(*cmd, std::shared_ptr<ScenarioArgs>(args, &args->scenario), ctx.exit_code, [args](const Scenario& s) {
     const RankLayout layout = RankLayout::from_scenario(s);
     GraphOptions opt = graph_options_from(s);
     const TaskGraph g = build_task_graph(s, layout, opt);
@@ -53,23 +47,22 @@ void add_graph_command(CLI::App& app, CliContext& ctx) {
     if (!args->pass.empty()) f.pass = args->pass == "forward" ? Pass::Forward : Pass::Backward;
     if (f.rank >= layout.world_size()) {
       std::cerr << "hcpsim graph: --rank " << f.rank << " is outside 0.." << layout.world_size() - 1 << '\n';
-      ctx.exit_code = 1;
-      return;
+      return 1;
     }
     if (args->format == "json") {
       write_graph_json(g, f, std::cout);
     } else if (args->format == "dot") {
       write_graph_dot(g, f, std::cout);
     } else {
-      if (f.rank < 0 && layout.world_size() > 8) {
+      if (f.rank < 0 && layout.world_size() > 8 && !quiet()) {
         std::cerr << "hcpsim graph: " << layout.world_size() << " ranks; showing rank 0 (use --rank R)\n";
         f.rank = 0;
       }
-      std::cout << "scenario " << s.name << ": " << g.size() << " tasks, " << g.edge_count() << " dependencies, "
+      std::cout << "scenario " << s.display_name() << ": " << g.size() << " tasks, " << g.edge_count() << " dependencies, "
                 << layout.world_size() << " ranks\n";
       write_graph_text(g, s, f, std::cout);
     }
-    ctx.exit_code = 0;
+    return 0;
   });
 }
 

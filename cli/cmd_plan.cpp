@@ -7,15 +7,12 @@
 #include <nlohmann/json.hpp>
 
 #include "cli/commands.h"
-#include "engine/backend/backend.h"
+#include "cli/scenario_args.h"
+#include "engine/app/backend_catalog.h"
 #include "engine/planning/planner.h"
 #include "engine/planning/point_eval.h"
 #include "engine/scenario/loader.h"
 #include "engine/scenario/validate.h"
-
-#ifdef HCPSIM_HAVE_SIMGRID
-#include "sim/simgrid_backend.h"
-#endif
 
 namespace hcpsim::cli {
 namespace {
@@ -53,17 +50,8 @@ int run_plan_command(const PlanArgs& a) {
     std::cerr << format_diagnostics(e.diagnostics(), e.file());
     return 1;
   }
-  BackendRegistry registry;
-  register_engine_backends(registry);
-#ifdef HCPSIM_HAVE_SIMGRID
-  sim::register_simgrid_backend(registry);
-#endif
-  if (!registry.has(a.backend)) {
-    std::string names;
-    for (const auto& n : registry.names()) names += (names.empty() ? "" : ", ") + n;
-    std::cerr << "hcpsim plan: --backend " << a.backend << ": unknown backend (valid: " << names << ")\n";
-    return 2;
-  }
+  if (!check_backend_option("plan", a.backend)) return 2;
+  const BackendRegistry& registry = app::backend_registry();
   PlanOptions po;
   po.gpus = a.gpus;
   po.top = a.top;
@@ -83,7 +71,9 @@ int run_plan_command(const PlanArgs& a) {
 
   if (a.format == "json") {
     nlohmann::json j;
-    j["scenario"] = base.name;
+    j["scenario"] = base.display_name();
+    j["configuration"] = base.configuration();
+    j["overrides"] = base.overrides;
     j["gpus"] = gpus;
     j["backend"] = a.backend;
     j["metric"] = a.metric;
@@ -107,7 +97,7 @@ int run_plan_command(const PlanArgs& a) {
     std::cout << j.dump(2) << '\n';
   } else {
     std::printf("plan: %s, seq %lld, %d GPUs (%d per node, %.0f GB each), backend %s, ranked by %s\n",
-                base.name.c_str(), static_cast<long long>(base.model.seq_length), gpus,
+                base.display_name().c_str(), static_cast<long long>(base.model.seq_length), gpus,
                 base.cluster.gpus_per_node, base.cluster.gpu.memory_bytes / 1e9, a.backend.c_str(),
                 a.metric.c_str());
     std::printf("%zu configurations: %zu invalid, %zu out of memory, %zu predicted (%zu failed)\n\n",
@@ -152,7 +142,7 @@ void add_plan_command(CLI::App& app, CliContext& ctx) {
   cmd->add_option("-j,--jobs", args->jobs, "predict in this many worker processes (default 1)")->check(CLI::PositiveNumber);
   cmd->footer(
       "Examples:\n"
-      "  hcpsim plan scenarios/llama3-70b-128k-dgx-h100-hcp.yaml --gpus 64 --top 5\n"
+      "  hcpsim plan scenarios/llama3-8b-64k-dgx-h100-p2p.yaml --gpus 16 --top 5\n"
       "  hcpsim plan scenarios/llama3-70b-128k-dgx-h100-hcp.yaml model.pipeline_model_parallel_size=4 \\\n"
       "      --recompute full --metric attention_s\n"
       "Only configurations that validate and fit in GPU memory are proposed. Exit 1 when none does.");
