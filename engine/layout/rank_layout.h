@@ -84,10 +84,4 @@ class RankLayout {
   std::array<std::vector<int>, kGroupKindCount> group_index_;
 };
 
-// Megatron's generate_masked_orthogonal_rank_groups for an order string and a token such as "dp-cp".
-// `sizes` are given per axis name ("tp","cp","ep","dp","pp"); unknown axes of size 1 are appended.
-std::vector<std::vector<int>> megatron_rank_groups(int world_size, const std::string& order,
-                                                   int tp, int cp, int ep, int dp, int pp,
-                                                   const std::string& token);
-
 }  // namespace hcpsim

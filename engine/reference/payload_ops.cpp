@@ -88,7 +88,6 @@ void compute_op(const TaskGraph& g, TaskId t, const TaskPayload& p, BufferAccess
       }
       return;
     }
-    case PayloadOp::SelectColumns: put(0, columns(in(0), a.at(0), a.at(1))); return;
     case PayloadOp::HeadSplit: {
       const std::int64_t A = a.at(0);
       const Tensor<T> x = columns(in(0), a.at(1), a.at(2));

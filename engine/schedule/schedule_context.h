@@ -9,6 +9,7 @@
 #include <string_view>
 #include <vector>
 
+#include "engine/graph/attention_work.h"
 #include "engine/graph/task_graph.h"
 #include "engine/layout/rank_layout.h"
 #include "engine/scenario/scenario.h"
@@ -27,9 +28,6 @@ struct Sizes {
   bool causal = true;
 };
 Sizes sizes_of(const Scenario& s);
-
-// Exact (q,k) pairs of one attention kernel per head and batch element (docs/schedules.md "FLOPs").
-double attention_pairs(MaskSection m, std::int64_t q_len, std::int64_t kv_len);
 
 class ScheduleContext {
  public:
@@ -63,6 +61,9 @@ class ScheduleContext {
 
   // Records an attention shape on task `t`.
   void set_attention(TaskId t, const AttentionShape& a);
+  // An attention kernel of shape `a` ("attn" / "attn_bwd"): its FLOPs (attention_flops), HBM bytes
+  // and shape recorded.
+  TaskId add_attention(int rank, Pass pass, Stream stream, int step, const AttentionShape& a);
   // Attaches a payload when options.with_payloads (no-op otherwise).
   void payload(TaskId t, PayloadOp op, std::vector<std::uint64_t> in, std::vector<std::uint64_t> out,
                std::vector<std::int64_t> args = {});
