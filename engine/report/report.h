@@ -44,6 +44,8 @@ struct MemoryReport {
 
 struct Report {
   std::string scenario, backend;
+  std::string configuration;            // the resolved configuration (simulate_scenario fills it)
+  std::vector<std::string> overrides;   // the overrides applied (simulate_scenario fills it)
   int world_size = 0, gpus_per_node = 0;
   std::size_t tasks = 0;
   double wall_s = 0;

@@ -24,8 +24,8 @@ Scenario load_scenario_string(const std::string& yaml, const LoadOptions& option
                               const std::string& name_for_messages = "<string>",
                               Diagnostics* warnings = nullptr);
 
-// Folder that holds hardware presets (HCPSIM_HARDWARE_DIR, then paths relative to the executable,
-// then the source tree).
+// Folder that holds hardware presets: HCPSIM_HARDWARE_DIR, else share/hcpsim/hardware of the
+// executable's install prefix, else scenarios/hardware above its build folder, else the source tree.
 std::string default_hardware_dir();
 
 }  // namespace hcpsim

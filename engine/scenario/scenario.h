@@ -118,6 +118,7 @@ struct Scenario {
   ClusterConfig cluster;
   SimulationConfig simulation;
   std::map<std::string, SourceLocation> locations;   // dotted path -> YAML position
+  std::vector<std::string> overrides;        // the `key.path=value` overrides applied, in order
 
   int world_size() const { return cluster.nodes * cluster.gpus_per_node; }
   int tp() const { return model.tensor_model_parallel_size; }
@@ -132,6 +133,11 @@ struct Scenario {
   int kv_heads_per_tp_rank() const;
   int head_dim() const;                      // kv_channels (resolved)
   SourceLocation location_of(const std::string& path) const;
+  // The name for outputs: `name`, followed by "(with OVERRIDES)" when overrides changed the scenario,
+  // so that a name such as "...-128k-..." never stands alone for a run at another length.
+  std::string display_name() const;
+  // The resolved configuration in one line: sequence, parallel sizes, comm types, cluster, backend.
+  std::string configuration() const;
 };
 
 }  // namespace hcpsim
