@@ -24,7 +24,10 @@ int usage(const QString& msg) {
 
 int main(int argc, char** argv) {
   bool shot = false;
-  for (int i = 1; i < argc; ++i) shot = shot || std::strcmp(argv[i], "--screenshot") == 0;
+  // Screenshots and --help need no display: use the offscreen platform when there is none.
+  for (int i = 1; i < argc; ++i)
+    shot = shot || std::strcmp(argv[i], "--screenshot") == 0 || std::strcmp(argv[i], "--help") == 0 ||
+           std::strcmp(argv[i], "-h") == 0;
   if (shot && !std::getenv("QT_QPA_PLATFORM") && !std::getenv("DISPLAY")) setenv("QT_QPA_PLATFORM", "offscreen", 1);
   QApplication app(argc, argv);
   QApplication::setApplicationName("hcpsim-gui");

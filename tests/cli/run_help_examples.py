@@ -17,7 +17,8 @@ NO_GPU = ("built without CUDA support", "no CUDA device found")
 
 
 def help_text(argv):
-    r = subprocess.run(argv + ["--help"], capture_output=True, text=True, timeout=60)
+    env = dict(os.environ, QT_QPA_PLATFORM=os.environ.get("QT_QPA_PLATFORM", "offscreen"))
+    r = subprocess.run(argv + ["--help"], capture_output=True, text=True, timeout=60, env=env)
     if r.returncode != 0:
         sys.exit(f"FAIL: {' '.join(argv)} --help exited {r.returncode}:\n{r.stderr}")
     return r.stdout

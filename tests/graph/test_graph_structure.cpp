@@ -59,7 +59,7 @@ TEST(GraphStructure, EveryModeIsAcyclicAndKeepsStreamOrder) {
     for (const Task& task : g.tasks()) {
       const auto key = std::make_pair(task.rank, static_cast<int>(task.stream));
       auto it = last.find(key);
-      if (it != last.end()) EXPECT_TRUE(has_dep(g, it->second, g.id_of(task))) << to_string(t) << " " << g.display_name(task);
+      if (it != last.end()) { EXPECT_TRUE(has_dep(g, it->second, g.id_of(task))) << to_string(t) << " " << g.display_name(task); }
       last[key] = g.id_of(task);
     }
   }
@@ -166,16 +166,16 @@ TEST(GraphStructure, ForwardRingDependencyFacts) {
     const TaskId attn = find(g, r, "attn", Pass::Forward, i);
     ASSERT_NE(attn, kNone);
     EXPECT_EQ(g.task(attn).stream, i % 2 == 0 ? Stream::Main : Stream::Cp);
-    if (i >= 1) EXPECT_TRUE(has_dep(g, find(g, r, "send_recv_kv", Pass::Forward, i - 1), attn)) << i;
+    if (i >= 1) { EXPECT_TRUE(has_dep(g, find(g, r, "send_recv_kv", Pass::Forward, i - 1), attn)) << i; }
     if (i >= 1 && i < 5) {
       const TaskId sr = find(g, r, "send_recv_kv", Pass::Forward, i);
       EXPECT_EQ(g.task(sr).stream, Stream::NcclP2P);
       EXPECT_TRUE(has_dep(g, find(g, r, "send_recv_kv", Pass::Forward, i - 1), sr));
-      if (i >= 2) EXPECT_TRUE(has_dep(g, find(g, r, "lse_merge", Pass::Forward, i - 2), sr)) << i;
+      if (i >= 2) { EXPECT_TRUE(has_dep(g, find(g, r, "lse_merge", Pass::Forward, i - 2), sr)) << i; }
     }
     const TaskId merge = find(g, r, "lse_merge", Pass::Forward, i);
     EXPECT_TRUE(has_dep(g, attn, merge));
-    if (i >= 1) EXPECT_TRUE(has_dep(g, find(g, r, "lse_merge", Pass::Forward, i - 1), merge));
+    if (i >= 1) { EXPECT_TRUE(has_dep(g, find(g, r, "lse_merge", Pass::Forward, i - 1), merge)); }
   }
 }
 
@@ -190,7 +190,7 @@ TEST(GraphStructure, BackwardRingDependencyFacts) {
     const TaskId add = find(g, r, "dkv_add", Pass::Backward, i);
     EXPECT_TRUE(has_dep(g, c, add));
     EXPECT_EQ(g.task(find(g, r, "attn_bwd", Pass::Backward, i)).stream, Stream::Main);
-    if (i >= 1) EXPECT_TRUE(has_dep(g, find(g, r, "dkv_add", Pass::Backward, i - 1), c)) << i;
+    if (i >= 1) { EXPECT_TRUE(has_dep(g, find(g, r, "dkv_add", Pass::Backward, i - 1), c)) << i; }
   }
 }
 
