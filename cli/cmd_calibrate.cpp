@@ -6,6 +6,7 @@
 #include <vector>
 
 #include "cli/commands.h"
+#include "cli/scenario_args.h"
 #ifdef HCPSIM_HAVE_CUDA
 #include "kernels/calibrate.h"
 #endif
@@ -35,13 +36,12 @@ void add_calibrate_command(CLI::App& app, CliContext& ctx) {
       ->check(CLI::Range(1, 1000))
       ->capture_default_str();
   cmd->footer(
-      "Attention efficiency = FLOPs (spec 3.7, exact causal pairs) / time / nominal bf16 peak;\n"
+      "Attention efficiency = FLOPs (docs/schedules.md, exact causal pairs) / time / nominal bf16 peak;\n"
       "link efficiency = bytes a rank sends / time / nominal intra-node bandwidth (NCCL over the local\n"
-      "GPUs, needs 2 or more). The file is the format of SCENARIO.md's `cluster.calibration`.\n\n"
+      "GPUs, needs 2 or more). The file is the format of `cluster.calibration` (docs/metrics.md \"Calibration file format\").\n\n"
       "Examples:\n"
-      "  hcpsim calibrate --out calib/h200.yaml\n"
-      "  hcpsim calibrate scenarios/small.yaml --quick --out calib.yaml\n"
-      "  hcpsim simulate scenarios/small.yaml cluster.calibration=calib.yaml --trace predicted.json");
+      "  hcpsim calibrate scenarios/llama3-8b-64k-dgx-h100-p2p.yaml --quick --out calib.yaml\n"
+      "  hcpsim simulate scenarios/llama3-8b-64k-dgx-h100-p2p.yaml cluster.calibration=calib.yaml --trace predicted.json");
   cmd->callback([args, &ctx]() {
     std::string file;
     std::vector<std::string> overrides;
@@ -56,8 +56,16 @@ void add_calibrate_command(CLI::App& app, CliContext& ctx) {
     }
 #ifdef HCPSIM_HAVE_CUDA
     kernels::CalibrateRequest r;
-    r.scenario_file = file;
-    r.overrides = overrides;
+    std::optional<Scenario> scenario;
+    if (!file.empty()) {
+      int code = 0;
+      scenario = load_for_command(file, overrides, code);
+      if (!scenario) {
+        ctx.exit_code = code;
+        return;
+      }
+      r.scenario = &*scenario;
+    }
     r.out_path = args->out;
     r.quick = args->quick;
     r.iterations = args->iterations;

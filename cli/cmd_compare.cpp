@@ -41,8 +41,8 @@ void add_compare_command(CLI::App& app, CliContext& ctx) {
       "Reported per task kind, per pass and per rank (mean and signed max), the pass spans, and the\n"
       "tasks with the largest error. Tasks present in only one trace are listed.\n\n"
       "Examples:\n"
-      "  hcpsim simulate s.yaml --trace predicted.json\n"
-      "  mpirun -np 8 hcpsim run s.yaml --trace measured.json\n"
+      "  hcpsim simulate scenarios/llama3-8b-64k-dgx-h100-p2p.yaml --backend analytic --trace predicted.json\n"
+      "  hcpsim simulate scenarios/llama3-8b-64k-dgx-h100-p2p.yaml --trace measured.json   # or `hcpsim run` on GPUs\n"
       "  hcpsim compare predicted.json measured.json\n"
       "  hcpsim compare predicted.json measured.json --format json --worst 20");
   cmd->callback([args, &ctx]() {

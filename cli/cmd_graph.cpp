@@ -5,6 +5,7 @@
 #include "cli/arg_checks.h"
 #include "cli/commands.h"
 #include "cli/scenario_args.h"
+#include "cli/verbosity.h"
 #include "engine/graph/graph_export.h"
 #include "engine/layout/rank_layout.h"
 #include "engine/schedule/build.h"
@@ -34,29 +35,20 @@ void add_graph_command(CLI::App& app, CliContext& ctx) {
   cmd->footer(
       "Examples:\n"
       "  hcpsim graph scenarios/llama3-70b-128k-dgx-h100-hcp.yaml --rank 0 --pass forward\n"
-      "  hcpsim graph s.yaml model.context_parallel_size=4 \"model.hierarchical_context_parallel_sizes=[2,2]\" "
-      "cluster.nodes=1 --format dot > g.dot\n"
-      "  hcpsim graph s.yaml --format json --layer 0");
-  cmd->callback([args, &ctx]() {
-    int code = 0;
-    const auto loaded = load_for_command(args->scenario.file, args->scenario.overrides, code);
-    if (!loaded) {
-      ctx.exit_code = code;
-      return;
-    }
-    const Scenario& s = *loaded;
+      "  hcpsim graph scenarios/llama3-70b-128k-dgx-h100-hcp.yaml model.context_parallel_size=4 \\\n"
+      "      \"model.hierarchical_context_parallel_sizes=[2,2]\" cluster.nodes=1 --format dot > g.dot\n"
+      "  hcpsim graph scenarios/llama3-8b-64k-dgx-h100-p2p.yaml --format json --layer 0 > g.json");
+  run_with_scenario(*cmd, std::shared_ptr<ScenarioArgs>(args, &args->scenario), ctx.exit_code, [args](const Scenario& s) {
     if (args->rank >= s.world_size()) {
       std::cerr << "hcpsim graph: --rank " << args->rank << " is outside 0.." << s.world_size() - 1 << " (world size "
                 << s.world_size() << ")\n";
-      ctx.exit_code = 2;
-      return;
+      return 2;
     }
     if (args->layer >= s.simulation.layers) {
       std::cerr << "hcpsim graph: --layer " << args->layer << " is outside 0.." << s.simulation.layers - 1
                 << " (the graph holds simulation.layers = " << s.simulation.layers
                 << "; raise it with simulation.layers=N)\n";
-      ctx.exit_code = 2;
-      return;
+      return 2;
     }
     const RankLayout layout = RankLayout::from_scenario(s);
     GraphOptions opt = graph_options_from(s);
@@ -70,15 +62,15 @@ void add_graph_command(CLI::App& app, CliContext& ctx) {
     } else if (args->format == "dot") {
       write_graph_dot(g, f, std::cout);
     } else {
-      if (f.rank < 0 && layout.world_size() > 8) {
+      if (f.rank < 0 && layout.world_size() > 8 && !quiet()) {
         std::cerr << "hcpsim graph: " << layout.world_size() << " ranks; showing rank 0 (use --rank R)\n";
         f.rank = 0;
       }
-      std::cout << "scenario " << s.name << ": " << g.size() << " tasks, " << g.edge_count() << " dependencies, "
+      std::cout << "scenario " << s.display_name() << ": " << g.size() << " tasks, " << g.edge_count() << " dependencies, "
                 << layout.world_size() << " ranks\n";
       write_graph_text(g, s, f, std::cout);
     }
-    ctx.exit_code = 0;
+    return 0;
   });
 }
 

@@ -15,7 +15,7 @@ void add_layout_command(CLI::App& app, CliContext& ctx) {
   auto format = std::make_shared<std::string>("text");
   auto* cmd = app.add_subcommand("layout", "print Megatron's rank groups (TP/CP/DP/PP/HCP) and the node map");
   add_scenario_args(*cmd, *args);
-  cmd->add_option("--format", *format, "text (default) or json (the contract of ARCHITECTURE.md)")
+  cmd->add_option("--format", *format, "text (default) or json (the contract in docs/architecture.md \"Contracts\")")
       ->check(CLI::IsMember({"text", "json"}));
   cmd->footer(
       "Examples:\n"
@@ -23,20 +23,14 @@ void add_layout_command(CLI::App& app, CliContext& ctx) {
       "  hcpsim layout scenarios/llama3-70b-128k-dgx-h100-hcp.yaml --format json\n"
       "  hcpsim layout scenarios/llama3-70b-128k-dgx-h100-hcp.yaml cluster.nodes=2 \\\n"
       "      model.context_parallel_size=8 \"model.hierarchical_context_parallel_sizes=[2,4]\"");
-  cmd->callback([&ctx, args, format]() {
-    int code = 0;
-    auto s = load_for_command(args->file, args->overrides, code);
-    if (!s) {
-      ctx.exit_code = code;
-      return;
-    }
+  run_with_scenario(*cmd, args, ctx.exit_code, [args, format](const Scenario& s) {
     try {
-      const RankLayout L = RankLayout::from_scenario(*s);
+      const RankLayout L = RankLayout::from_scenario(s);
       std::cout << (*format == "json" ? layout_to_json(L) + "\n" : layout_to_text(L));
-      ctx.exit_code = 0;
+      return 0;
     } catch (const std::exception& e) {
       std::cerr << args->file << ": error: " << e.what() << '\n';
-      ctx.exit_code = 1;
+      return 1;
     }
   });
 }

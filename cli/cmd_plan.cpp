@@ -9,15 +9,12 @@
 
 #include "cli/arg_checks.h"
 #include "cli/commands.h"
-#include "engine/backend/backend.h"
+#include "cli/scenario_args.h"
+#include "engine/app/backend_catalog.h"
 #include "engine/planning/planner.h"
 #include "engine/planning/point_eval.h"
 #include "engine/scenario/loader.h"
 #include "engine/scenario/validate.h"
-
-#ifdef HCPSIM_HAVE_SIMGRID
-#include "sim/simgrid_backend.h"
-#endif
 
 namespace hcpsim::cli {
 namespace {
@@ -55,17 +52,8 @@ int run_plan_command(const PlanArgs& a) {
     std::cerr << format_diagnostics(e.diagnostics(), e.file());
     return 1;
   }
-  BackendRegistry registry;
-  register_engine_backends(registry);
-#ifdef HCPSIM_HAVE_SIMGRID
-  sim::register_simgrid_backend(registry);
-#endif
-  if (!registry.has(a.backend)) {
-    std::string names;
-    for (const auto& n : registry.names()) names += (names.empty() ? "" : ", ") + n;
-    std::cerr << "hcpsim plan: --backend " << a.backend << ": unknown backend (valid: " << names << ")\n";
-    return 2;
-  }
+  if (!check_backend_option("plan", a.backend)) return 2;
+  const BackendRegistry& registry = app::backend_registry();
   PlanOptions po;
   po.gpus = a.gpus;
   po.top = a.top;
@@ -109,7 +97,9 @@ int run_plan_command(const PlanArgs& a) {
 
   if (a.format == "json") {
     nlohmann::json j;
-    j["scenario"] = base.name;
+    j["scenario"] = base.display_name();
+    j["configuration"] = base.configuration();
+    j["overrides"] = base.overrides;
     j["gpus"] = gpus;
     j["backend"] = a.backend;
     j["metric"] = out.metric;
@@ -143,7 +133,7 @@ int run_plan_command(const PlanArgs& a) {
   } else {
     std::printf("plan: %s (%s), seq %lld, global batch %d sequences, %d GPUs (%d per node, %.1f GiB each), "
                 "backend %s, ranked by %s\n",
-                base.name.c_str(), to_string(base.train.mode), static_cast<long long>(base.model.seq_length),
+                base.display_name().c_str(), to_string(base.train.mode), static_cast<long long>(base.model.seq_length),
                 out.global_batch, gpus, base.cluster.gpus_per_node,
                 base.cluster.gpu.memory_bytes / (1024.0 * 1024 * 1024), a.backend.c_str(), out.metric.c_str());
     std::printf("%zu configurations: %zu invalid, %zu out of memory, %zu predicted (%zu failed)\n\n",
@@ -204,8 +194,8 @@ void add_plan_command(CLI::App& app, CliContext& ctx) {
   cmd->add_option("-j,--jobs", args->jobs, "predict in this many worker processes (default 1)")->check(int_range(1, 1024));
   cmd->footer(
       "Examples:\n"
-      "  hcpsim plan scenarios/llama3-70b-128k-dgx-h100-hcp.yaml --gpus 64 --top 5\n"
-      "  hcpsim plan scenarios/llama3-70b-128k-dgx-h100-hcp.yaml train.global_batch_size=64 --gpus 512\n"
+      "  hcpsim plan scenarios/llama3-8b-64k-dgx-h100-p2p.yaml --gpus 16 --top 5\n"
+      "  hcpsim plan scenarios/llama3-70b-128k-dgx-h100-hcp.yaml train.global_batch_size=16 --gpus 64\n"
       "  hcpsim plan scenarios/llama3-70b-128k-dgx-h100-hcp.yaml --recompute full --metric attention_s\n"
       "The global batch (train.global_batch_size) is kept; tp, cp, comm type, pp, vpp, dp, micro-batch size,\n"
       "recomputation and the distributed optimizer are searched; sequence parallelism is on whenever tp > 1.\n"

@@ -6,7 +6,12 @@
 #include <vector>
 
 #include "cli/commands.h"
+#include "cli/scenario_args.h"
+#include "cli/trace_file.h"
 #ifdef HCPSIM_HAVE_CUDA
+#include <iomanip>
+#include <map>
+
 #include "kernels/run_scenario.h"
 #endif
 
@@ -14,8 +19,7 @@ namespace hcpsim::cli {
 namespace {
 
 struct RunArgs {
-  std::string file;
-  std::vector<std::string> overrides;
+  ScenarioArgs scenario;
   std::string trace;
   bool check = false;
   bool emulate = false;
@@ -25,13 +29,74 @@ struct RunArgs {
   double timeout_s = 120;
 };
 
+#ifdef HCPSIM_HAVE_CUDA
+// Measured time per pass and task kind: tasks, summed duration, achieved TFLOP/s.
+void print_summary(const Trace& tr, std::ostream& out) {
+  struct Row {
+    std::size_t count = 0;
+    double sum_s = 0, flops = 0;
+  };
+  std::map<std::string, Row> rows;
+  for (const auto& e : tr.events) {
+    Row& r = rows[std::string(to_string(e.pass)) + " " + to_string(e.kind)];
+    ++r.count;
+    r.sum_s += e.end_s - e.start_s;
+    r.flops += e.flops;
+  }
+  out << std::left << std::setw(32) << "pass / kind" << std::right << std::setw(8) << "tasks" << std::setw(16)
+      << "sum (ms)" << std::setw(14) << "TFLOP/s" << '\n';
+  for (const auto& [k, r] : rows) {
+    out << std::left << std::setw(32) << k << std::right << std::setw(8) << r.count << std::setw(16) << std::fixed
+        << std::setprecision(3) << r.sum_s * 1e3 << std::setw(14);
+    if (r.flops > 0 && r.sum_s > 0) out << std::setprecision(1) << r.flops / r.sum_s / 1e12;
+    else out << "-";
+    out << '\n';
+  }
+}
+
+int run_on_gpus(const RunArgs& a) {
+  int code = 0;
+  const auto loaded = load_for_command(a.scenario.file, a.scenario.overrides, code);
+  if (!loaded) return code;
+  if (a.check) {
+    std::cerr << "hcpsim run: error: --check is not implemented yet: the GPU runner times the tasks on synthetic "
+                 "data and does not carry the schedule's numerical payloads (`hcpsim verify` proves a schedule on CPU)\n";
+    return 1;
+  }
+  kernels::GpuRunOptions o;
+  o.emulate_ranks = a.emulate;
+  o.timeout_s = a.timeout_s;
+  o.emulate.iterations = a.iterations;
+  o.emulate.warmup = a.warmup;
+  o.emulate.seed = a.seed;
+  kernels::GpuRunResult r;
+  try {
+    r = kernels::run_on_gpus(*loaded, o, std::cerr);
+  } catch (const std::exception& e) {
+    std::cerr << "hcpsim run: error: " << e.what() << '\n';
+    return 1;
+  }
+  if (r.reporting_rank) {
+    print_summary(r.trace, std::cout);
+    if (a.emulate)
+      std::cout << "Compute durations are measured (median of " << a.iterations
+                << " runs); start times and transfer durations are placed on the graph, not measured.\n";
+    if (!a.trace.empty()) {
+      if (!write_trace_file(r.trace, a.trace, "run")) code = 1;
+      else std::cout << "trace written to " << a.trace << '\n';
+    }
+  }
+  kernels::finish_gpu_run();
+  return code;
+}
+#endif
+
 }  // namespace
 
 void add_run_command(CLI::App& app, CliContext& ctx) {
   auto args = std::make_shared<RunArgs>();
   auto* cmd = app.add_subcommand("run", "Run a scenario's task graph on real GPUs and record a measured trace");
-  cmd->add_option("file", args->file, "Scenario YAML")->required();
-  cmd->add_option("overrides", args->overrides, "key.path=value overrides");
+  add_scenario_args(*cmd, args->scenario);
   cmd->add_option("--trace", args->trace, "Write the measured Chrome trace (same task ids as `simulate --trace`)");
   cmd->add_flag("--check", args->check, "Compare outputs with a reference on sampled rows (not implemented yet)");
   cmd->add_flag("--emulate-ranks", args->emulate,
@@ -54,27 +119,17 @@ void add_run_command(CLI::App& app, CliContext& ctx) {
       "durations on the graph's dependencies; compare it with a prediction task by task.\n"
       "Compute tasks run on synthetic data of the task's shape; --check is not implemented yet.\n\n"
       "Examples:\n"
-      "  mpirun -np 8 hcpsim run s.yaml --trace measured.json\n"
-      "  hcpsim run scenarios/small.yaml --emulate-ranks --trace measured.json\n"
-      "  hcpsim run s.yaml model.seq_length=8192 --emulate-ranks --iterations 10\n"
-      "  hcpsim simulate s.yaml --trace predicted.json && hcpsim compare predicted.json measured.json");
+      "  hcpsim run scenarios/llama3-8b-64k-dgx-h100-p2p.yaml model.seq_length=8192 --emulate-ranks --trace measured.json\n"
+      "  hcpsim simulate scenarios/llama3-8b-64k-dgx-h100-p2p.yaml model.seq_length=8192 --trace predicted.json\n"
+      "  hcpsim compare predicted.json measured.json\n"
+      "On 8 GPUs: mpirun -np 8 hcpsim run scenarios/llama3-8b-64k-dgx-h100-p2p.yaml --trace measured.json");
   cmd->callback([args, &ctx]() {
 #ifdef HCPSIM_HAVE_CUDA
-    kernels::RunRequest r;
-    r.file = args->file;
-    r.overrides = args->overrides;
-    r.trace_path = args->trace;
-    r.check = args->check;
-    r.emulate_ranks = args->emulate;
-    r.emulate.iterations = args->iterations;
-    r.emulate.warmup = args->warmup;
-    r.emulate.seed = args->seed;
-    r.timeout_s = args->timeout_s;
-    ctx.exit_code = kernels::run_scenario(r, std::cout, std::cerr);
+    ctx.exit_code = run_on_gpus(*args);
 #else
     std::cerr << "hcpsim run: error: this hcpsim was built without CUDA support (configure with "
                  "-DHCPSIM_WITH_CUDA=ON on a machine with nvcc, NCCL and MPI); `hcpsim simulate "
-              << args->file << "` predicts the same scenario\n";
+              << args->scenario.file << "` predicts the same scenario\n";
     ctx.exit_code = 1;
 #endif
   });

@@ -1,7 +1,6 @@
 // hcpsim simulate FILE [k=v...] [--backend NAME] [--format text|json|csv] [--trace out.json]
 //                 [--explain-route A B]
 #include <CLI/CLI.hpp>
-#include <fstream>
 #include <iostream>
 #include <memory>
 
@@ -9,9 +8,10 @@
 #include "cli/commands.h"
 #include "engine/core/internal_error.h"
 #include "cli/scenario_args.h"
-#include "engine/backend/backend.h"
+#include "cli/trace_file.h"
+#include "cli/verbosity.h"
+#include "engine/app/prediction.h"
 #include "engine/cost/route.h"
-#include "engine/report/simulate.h"
 #ifdef HCPSIM_HAVE_SIMGRID
 #include "sim/simgrid_backend.h"
 #endif
@@ -26,18 +26,6 @@ struct SimulateArgs {
   std::string trace_path;
   std::vector<int> explain_route;
 };
-
-BackendRegistry& registry() {
-  static BackendRegistry r = [] {
-    BackendRegistry reg;
-    register_engine_backends(reg);
-#ifdef HCPSIM_HAVE_SIMGRID
-    sim::register_simgrid_backend(reg);
-#endif
-    return reg;
-  }();
-  return r;
-}
 
 void print_route(const Scenario& s, int a, int b) {
   const CostModel cost(s);
@@ -61,8 +49,9 @@ void print_route(const Scenario& s, int a, int b) {
 }
 
 int run(const SimulateArgs& args) {
+  if (!args.backend.empty() && !check_backend_option("simulate", args.backend)) return 2;
   int code = 0;
-  auto loaded = load_for_command(args.scenario.file, args.scenario.overrides, code);
+  auto loaded = load_for_command(args.scenario.file, args.scenario.overrides, code, args.backend, true);
   if (!loaded) return code;
   const Scenario& s = *loaded;
   try {
@@ -75,34 +64,13 @@ int run(const SimulateArgs& args) {
       print_route(s, a, b);
       return 0;
     }
-    const std::string name = args.backend.empty() ? s.simulation.backend : args.backend;
-    if (!registry().has(name)) {
-      std::cerr << "hcpsim simulate: error: " << (args.backend.empty() ? "simulation.backend" : "--backend")
-                << ": unknown backend '" << name << "'; valid backends in this build:";
-      for (const auto& n : registry().names()) std::cerr << ' ' << n;
-      std::cerr << '\n';
-      return args.backend.empty() ? 1 : 2;
-    }
-    auto backend = registry().create(name);
-    if (!backend->capabilities().predicts_time) {
-      std::cerr << "hcpsim simulate: error: backend '" << name << "' does not predict time (use hcpsim verify)\n";
-      return 2;
-    }
     SimulateOptions opt;
     opt.replicas_once = args.trace_path.empty();   // a trace file keeps every rank (hcpsim compare matches task ids)
     opt.progress = [](std::size_t done, std::size_t total, double t) {
-      if (total >= 200000) std::cerr << "simulate: " << done << "/" << total << " tasks, t = " << t << " s\n";
+      if (total >= 200000 && !quiet()) std::cerr << "simulate: " << done << "/" << total << " tasks, simulated time " << t << " s\n";
     };
-    const SimulationResult r = simulate_scenario(s, *backend, opt);
-    if (!args.trace_path.empty()) {
-      std::ofstream out(args.trace_path);
-      if (!out) {
-        std::cerr << "hcpsim simulate: error: --trace: cannot write " << args.trace_path << '\n';
-        return 1;
-      }
-      write_chrome_trace(r.trace, out);
-      if (!finish_output_file(out, args.trace_path, "hcpsim simulate: --trace")) return 1;
-    }
+    const SimulationResult r = app::predict(s, args.backend, opt);
+    if (!args.trace_path.empty() && !write_trace_file(r.trace, args.trace_path, "simulate")) return 1;
     if (args.format == "json") std::cout << report_to_json(r.report);
     else if (args.format == "csv") std::cout << report_to_csv(r.report);
     else std::cout << report_to_text(r.report);
@@ -133,7 +101,7 @@ void add_simulate_command(CLI::App& app, CliContext& ctx) {
   cmd->footer(
       "Examples:\n"
       "  hcpsim simulate scenarios/llama3-70b-128k-dgx-h100-hcp.yaml --backend analytic\n"
-      "  hcpsim simulate scenarios/llama3-70b-128k-dgx-h100-hcp.yaml model.context_parallel_size=16 \\\n"
+      "  hcpsim simulate scenarios/llama3-70b-128k-dgx-h100-hcp.yaml model.tensor_model_parallel_size=1 \\\n"
       "      \"model.hierarchical_context_parallel_sizes=[8,2]\" cluster.nodes=2 --format json\n"
       "  hcpsim simulate scenarios/llama3-70b-128k-dgx-h100-hcp.yaml --trace trace.json   # open in ui.perfetto.dev\n"
       "  hcpsim simulate scenarios/llama3-70b-128k-dgx-h100-hcp.yaml --explain-route 0 8");

@@ -11,15 +11,13 @@
 #include "cli/arg_checks.h"
 #include "cli/commands.h"
 #include "cli/plot_chart.h"
-#include "engine/backend/backend.h"
+#include "cli/scenario_args.h"
+#include "cli/verbosity.h"
+#include "engine/app/backend_catalog.h"
 #include "engine/planning/point_eval.h"
 #include "engine/planning/sweep_chart.h"
 #include "engine/planning/sweep_runner.h"
 #include "engine/planning/sweep_spec.h"
-
-#ifdef HCPSIM_HAVE_SIMGRID
-#include "sim/simgrid_backend.h"
-#endif
 
 namespace hcpsim::cli {
 namespace {
@@ -65,7 +63,7 @@ void write_charts(const std::vector<planning::PointResult>& rs, const std::vecto
       title += ", " + columns[2] + (columns.size() > 3 ? "..." : "") + " = " + g;
     }
     render_chart(make_chart(groups[g], xy, metric, title), file);
-    std::cerr << "sweep: chart written to " << file << '\n';
+    if (!quiet()) std::cerr << "sweep: chart written to " << file << '\n';
   }
 }
 
@@ -130,17 +128,8 @@ int run_sweep_command(const SweepArgs& a) {
   MemoryOptions memory;
   memory.recompute = parse_recompute(a.recompute);
 
-  BackendRegistry registry;
-  register_engine_backends(registry);
-#ifdef HCPSIM_HAVE_SIMGRID
-  sim::register_simgrid_backend(registry);
-#endif
-  if (!spec.backend.empty() && !registry.has(spec.backend)) {
-    std::string names;
-    for (const auto& n : registry.names()) names += (names.empty() ? "" : ", ") + n;
-    std::cerr << "hcpsim sweep: --backend " << spec.backend << ": unknown backend (valid: " << names << ")\n";
-    return 2;
-  }
+  if (!spec.backend.empty() && !check_backend_option("sweep", spec.backend)) return 2;
+  const BackendRegistry& registry = app::backend_registry();
 
   const std::vector<std::string> extra(a.positional.begin() + 1, a.positional.end());
   const std::vector<SweepPoint> points = expand_points(spec, extra);
@@ -149,20 +138,20 @@ int run_sweep_command(const SweepArgs& a) {
   ro.jobs = a.jobs;
   ro.out_path = a.out;
   ro.resume = a.resume;
-  ro.progress = &std::cerr;
+  ro.progress = quiet() ? nullptr : &std::cerr;
   ro.progress_tty = ::isatty(STDERR_FILENO) != 0;
   ro.point_timeout_s = a.timeout_s;
-  std::cerr << "sweep: " << points.size() << " points of " << spec.base_path
+  if (!quiet()) std::cerr << "sweep: " << points.size() << " points of " << spec.base_path
             << (spec.backend.empty() ? "" : " with backend " + spec.backend) << '\n';
   const std::string base = spec.base_path;
   const std::string backend = spec.backend;
   SweepOutcome outcome = run_sweep(points, columns, [&](const SweepPoint& p) {
     return evaluate_point(base, p, backend, registry, memory);
   }, ro);
-  if (outcome.resumed > 0)
+  if (outcome.resumed > 0 && !quiet())
     std::cerr << "sweep: " << outcome.resumed << " points taken from " << a.out << ", " << outcome.evaluated
               << " run now\n";
-  std::cerr << "sweep: " << outcome.evaluated << " points in " << outcome.wall_s << " s ("
+  if (!quiet()) std::cerr << "sweep: " << outcome.evaluated << " points in " << outcome.wall_s << " s ("
             << (outcome.wall_s > 0 ? outcome.evaluated / outcome.wall_s : 0.0) << " points/s)\n";
 
   std::vector<PointResult> rs = outcome.results;

@@ -5,35 +5,28 @@
 
 #include "cli/commands.h"
 #include "cli/scenario_args.h"
+#include "cli/verbosity.h"
 
 namespace hcpsim::cli {
 
 void add_validate_command(CLI::App& app, CliContext& ctx) {
   auto args = std::make_shared<ScenarioArgs>();
-  auto quiet = std::make_shared<bool>(false);
   auto* cmd = app.add_subcommand("validate", "check a scenario against Megatron-Core / TE / Bridge rules");
   add_scenario_args(*cmd, *args);
-  cmd->add_flag("-q,--quiet", *quiet, "print nothing on success");
   cmd->footer(
       "Diagnostics go to stderr as FILE:LINE:COL: error: field.path: message (+ hint lines).\n"
-      "Exit status: 0 valid (warnings allowed), 1 invalid, 2 usage error.\n\n"
+      "Exit status: 0 valid (warnings allowed), 1 invalid, 2 usage error. -q prints nothing on success.\n\n"
       "Examples:\n"
       "  hcpsim validate scenarios/llama3-70b-128k-dgx-h100-hcp.yaml\n"
-      "  hcpsim validate scenarios/llama3-8b-64k-dgx-h100-a2a.yaml model.context_parallel_size=16\n"
+      "  hcpsim validate scenarios/llama3-8b-128k-dgx-h100-a2a.yaml model.context_parallel_size=4 -q\n"
       "  hcpsim validate scenarios/llama3-70b-128k-dgx-h100-hcp.yaml model.cp_comm_type=a2a+p2p \\\n"
       "      \"model.hierarchical_context_parallel_sizes=[2,8]\"");
-  cmd->callback([&ctx, args, quiet]() {
-    int code = 0;
-    auto s = load_for_command(args->file, args->overrides, code);
-    if (!s) {
-      ctx.exit_code = code;
-      return;
-    }
-    if (!*quiet)
-      std::cout << args->file << ": valid: " << s->name << " (world " << s->world_size() << ", tp "
-                << s->tp() << ", cp " << s->cp() << ", dp " << s->dp() << ", pp " << s->pp() << ")\n";
-    ctx.exit_code = 0;
-  });
+  run_with_scenario(*cmd, args, ctx.exit_code, [args](const Scenario& s) {
+    if (!quiet())
+      std::cout << args->file << ": valid: " << s.display_name() << " (world " << s.world_size() << ", tp " << s.tp()
+                << ", cp " << s.cp() << ", dp " << s.dp() << ", pp " << s.pp() << ")\n";
+    return 0;
+  }, /*check_backend=*/true);
 }
 
 }  // namespace hcpsim::cli

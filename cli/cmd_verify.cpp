@@ -36,24 +36,19 @@ void add_verify_command(CLI::App& app, CliContext& ctx) {
   add_scenario_args(*cmd, args->scenario);
   cmd->add_option("--format", args->format, "output format")->check(CLI::IsMember({"text", "json"}));
   cmd->add_flag("--float", args->use_float, "single precision (tolerance 1e-4 instead of 1e-5)");
-  cmd->add_flag("--pitfall", args->pitfall, "run the silent-disable pitfall graph (spec 5) instead");
+  cmd->add_flag("--pitfall", args->pitfall, "run the silent-disable pitfall graph (docs/schedules.md) instead");
   cmd->add_option("--seed", args->seed, "data seed");
   cmd->add_option("--workers", args->workers, "CPU threads (1 = seeded random task order)")->check(CLI::PositiveNumber);
   cmd->footer(
       "Keeps tp, cp, the hierarchical split, the mask, the head ratio and the per-layer comm types;\n"
       "shrinks S to 2*cp*4 tokens, head dim 8 and the heads to the fewest the a2a degrees allow.\n"
+      "--pitfall builds the silent-disable pitfall graph (each rank attends to its own chunk, docs/schedules.md);\n"
+      "it is reported WRONG (exit 1).\n"
       "Examples:\n"
       "  hcpsim verify scenarios/llama3-70b-128k-dgx-h100-hcp.yaml\n"
-      "  hcpsim verify s.yaml --pitfall      # the spec-5 graph (each rank attends to its own chunk): reported WRONG\n"
-      "  hcpsim verify s.yaml model.attn_mask_type=no_mask --format json");
-  cmd->callback([args, &ctx]() {
-    int code = 0;
-    const auto loaded = load_for_command(args->scenario.file, args->scenario.overrides, code);
-    if (!loaded) {
-      ctx.exit_code = code;
-      return;
-    }
-    const Scenario& original = *loaded;
+      "  hcpsim verify scenarios/llama3-8b-128k-dgx-h100-mixed.yaml model.attn_mask_type=no_mask --format json");
+  run_with_scenario(*cmd, std::shared_ptr<ScenarioArgs>(args, &args->scenario), ctx.exit_code,
+                    [args](const Scenario& original) {
     const bool pitfall = args->pitfall || needs_pitfall(original);
     Scenario s = original;
     if (pitfall && needs_pitfall(original))   // give the rules a consistent (unused) layout
@@ -68,7 +63,9 @@ void add_verify_command(CLI::App& app, CliContext& ctx) {
     const reference::VerifyResult r = reference::verify_scenario(s, opt);
     if (args->format == "json") {
       nlohmann::json j;
-      j["scenario"] = original.name;
+      j["scenario"] = original.display_name();
+      j["configuration"] = original.configuration();
+      j["overrides"] = original.overrides;
       j["max_rel_error"] = {{"out", r.out}, {"dq", r.dq}, {"dk", r.dk}, {"dv", r.dv}};
       j["tolerance"] = r.tolerance;
       j["ok"] = r.ok;
@@ -86,7 +83,7 @@ void add_verify_command(CLI::App& app, CliContext& ctx) {
       if (!r.detail.empty()) j["detail"] = r.detail;
       std::cout << j.dump(2) << '\n';
     } else {
-      std::cout << "verify " << original.name << ": tp " << s.tp() << ", cp " << s.cp();
+      std::cout << "verify " << original.display_name() << ": tp " << s.tp() << ", cp " << s.cp();
       if (!s.model.hierarchical_context_parallel_sizes.empty())
         std::cout << " [" << s.model.hierarchical_context_parallel_sizes[0] << ","
                   << s.model.hierarchical_context_parallel_sizes[1] << "]";
@@ -94,7 +91,7 @@ void add_verify_command(CLI::App& app, CliContext& ctx) {
                 << s.model.num_query_groups << ", d " << s.model.kv_channels << ", " << r.layers << " layer(s), "
                 << r.tasks << " tasks, " << (args->use_float ? "float" : "double") << '\n';
       if (pitfall)
-        std::cout << "  silent-disable pitfall (spec 5): a2a+p2p without hierarchical sizes, every rank attends "
+        std::cout << "  silent-disable pitfall: a2a+p2p without hierarchical sizes, every rank attends "
                      "only to its own chunk\n";
       std::cout << "  max relative error  out " << r.out << "  dq " << r.dq << "  dk " << r.dk << "  dv " << r.dv
                 << "  (tolerance " << r.tolerance << ")\n";
@@ -102,7 +99,7 @@ void add_verify_command(CLI::App& app, CliContext& ctx) {
       std::cout << (r.ok ? "OK: the task graph computes exact attention and gradients\n"
                          : "WRONG: the task graph does not compute exact attention\n");
     }
-    ctx.exit_code = r.ok ? 0 : 1;
+    return r.ok ? 0 : 1;
   });
 }
 

@@ -7,6 +7,7 @@
 
 #include "cli/commands.h"
 #include "engine/core/internal_error.h"
+#include "cli/verbosity.h"
 
 int main(int argc, char** argv) {
   using namespace hcpsim::cli;
@@ -15,6 +16,13 @@ int main(int argc, char** argv) {
   app.set_version_flag("--version", std::string("hcpsim ") + HCPSIM_VERSION);
   app.require_subcommand(1);
   app.footer("Run 'hcpsim COMMAND --help' for a command's options and examples.");
+  bool verbose_flag = false, quiet_flag = false;
+  app.add_flag("-v,--verbose", verbose_flag, "also print the resolved configuration, the overrides and timings");
+  app.add_flag("-q,--quiet", quiet_flag, "print errors only (no warnings, progress or notes)");
+  app.fallthrough();   // -v / -q may also follow the command
+  app.parse_complete_callback([&] {
+    set_verbosity(quiet_flag ? Verbosity::Quiet : verbose_flag ? Verbosity::Verbose : Verbosity::Normal);
+  });
   CliContext ctx;
   ctx.argv0 = argv[0];
   add_validate_command(app, ctx);

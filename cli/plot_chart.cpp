@@ -4,21 +4,14 @@
 
 #ifdef HCPSIM_HAVE_QT_CHARTS
 #include <QApplication>
-#include <QCategoryAxis>
-#include <QChart>
 #include <QChartView>
-#include <QLineSeries>
-#include <QLogValueAxis>
 #include <QPainter>
-#include <QPen>
-#include <QColor>
 #include <QPixmap>
-#include <QScatterSeries>
 #include <QSvgGenerator>
-#include <QValueAxis>
-#include <cmath>
 #include <cstdlib>
 #include <memory>
+
+#include "gui/models/sweep_chart_builder.h"
 #endif
 
 namespace hcpsim::cli {
@@ -48,92 +41,7 @@ void render_chart(const planning::ChartData& chart, const std::string& path) {
     app = std::make_unique<QApplication>(argc, argv);
   }
   constexpr int kWidth = 1000, kHeight = 640;
-  auto* qchart = new QChart();
-  qchart->setTitle(QString::fromStdString(chart.title));
-  qchart->legend()->setAlignment(Qt::AlignRight);
-  double y_lo = INFINITY, y_hi = -INFINITY, x_lo = INFINITY, x_hi = -INFINITY;
-  for (const auto& s : chart.series) {
-    QXYSeries* line = nullptr;
-    QScatterSeries* scatter = nullptr;
-    if (s.points_only) {
-      scatter = new QScatterSeries();
-      scatter->setMarkerSize(9);
-      line = scatter;
-    } else {
-      line = new QLineSeries();
-    }
-    line->setName(QString::fromStdString(s.name));
-    for (std::size_t i = 0; i < s.x.size(); ++i) {
-      line->append(s.x[i], s.y[i]);
-      y_lo = std::min(y_lo, s.y[i]);
-      y_hi = std::max(y_hi, s.y[i]);
-      x_lo = std::min(x_lo, s.x[i]);
-      x_hi = std::max(x_hi, s.x[i]);
-    }
-    // Qt's default theme repeats after 5 series; give each series its own colour.
-    static const char* kPalette[] = {"#1f77b4", "#ff7f0e", "#2ca02c", "#d62728", "#9467bd",
-                                     "#8c564b", "#e377c2", "#7f7f7f", "#bcbd22", "#17becf"};
-    const QColor colour(kPalette[qchart->series().size() % 10]);
-    if (scatter != nullptr) {
-      scatter->setColor(colour);
-      scatter->setBorderColor(colour);
-    } else {
-      line->setPointsVisible(true);
-      QPen pen(colour);
-      pen.setWidth(2);
-      line->setPen(pen);
-    }
-    qchart->addSeries(line);
-  }
-  QAbstractAxis* x_axis = nullptr;
-  if (chart.log10_x) {
-    auto* ax = new QLogValueAxis();
-    ax->setBase(10);
-    ax->setLabelFormat("%g");
-    ax->setMinorTickCount(-1);
-    ax->setRange(x_lo / 1.5, x_hi * 1.5);
-    x_axis = ax;
-  } else if (chart.log2_x) {
-    auto* ax = new QLogValueAxis();
-    ax->setBase(2);
-    ax->setLabelFormat("%g");
-    ax->setRange(x_lo / 1.2, x_hi * 1.2);
-    x_axis = ax;
-  } else if (chart.numeric_x) {
-    auto* ax = new QValueAxis();
-    ax->setLabelFormat("%g");
-    if (x_lo < x_hi) ax->setRange(x_lo, x_hi);
-    x_axis = ax;
-  } else {
-    auto* ax = new QCategoryAxis();
-    for (std::size_t i = 0; i < chart.categories.size(); ++i)
-      ax->append(QString::fromStdString(chart.categories[i]), static_cast<double>(i) + 0.5);
-    ax->setRange(-0.5, static_cast<double>(chart.categories.size()) - 0.5);
-    ax->setLabelsPosition(QCategoryAxis::AxisLabelsPositionOnValue);
-    x_axis = ax;
-  }
-  x_axis->setTitleText(QString::fromStdString(chart.x_label));
-  QAbstractAxis* y_axis = nullptr;
-  if (chart.log10_y) {
-    auto* ay = new QLogValueAxis();
-    ay->setBase(10);
-    ay->setLabelFormat("%g");
-    ay->setMinorTickCount(-1);
-    if (y_lo <= y_hi) ay->setRange(y_lo / 1.5, y_hi * 1.5);
-    y_axis = ay;
-  } else {
-    auto* ay = new QValueAxis();
-    ay->setLabelFormat("%g");
-    if (y_lo <= y_hi) ay->setRange(std::min(0.0, y_lo), y_hi * 1.05 + (y_hi == 0 ? 1 : 0));
-    y_axis = ay;
-  }
-  y_axis->setTitleText(QString::fromStdString(chart.y_label));
-  qchart->addAxis(x_axis, Qt::AlignBottom);
-  qchart->addAxis(y_axis, Qt::AlignLeft);
-  for (QAbstractSeries* s : qchart->series()) {
-    s->attachAxis(x_axis);
-    s->attachAxis(y_axis);
-  }
+  QChart* qchart = gui::build_sweep_chart(chart);
   QChartView view(qchart);   // takes ownership of the chart
   view.setRenderHint(QPainter::Antialiasing);
   view.resize(kWidth, kHeight);

@@ -1,5 +1,6 @@
 #pragma once
-// --plot renderer: draws a ChartData with Qt Charts offscreen into a PNG or SVG file.
+// --plot: draws a ChartData offscreen into a PNG or SVG file with the GUI's chart renderer
+// (gui/models/sweep_chart_builder.h), so the command line and the GUI draw the same chart.
 #include <string>
 
 #include "engine/planning/sweep_chart.h"

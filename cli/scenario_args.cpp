@@ -3,9 +3,11 @@
 #include <CLI/CLI.hpp>
 #include <iostream>
 
+#include "cli/verbosity.h"
+#include "engine/app/backend_catalog.h"
+#include "engine/app/scenario_input.h"
 #include "engine/core/diagnostics.h"
 #include "engine/scenario/loader.h"
-#include "engine/scenario/validate.h"
 
 namespace hcpsim::cli {
 
@@ -17,30 +19,27 @@ void add_scenario_args(CLI::App& cmd, ScenarioArgs& args) {
 }
 
 std::optional<Scenario> load_for_command(const std::string& file, const std::vector<std::string>& overrides,
-                                         int& exit_code) {
-  for (std::size_t i = 0; i < overrides.size(); ++i) {
-    const auto eq = overrides[i].find('=');
-    if (eq == std::string::npos || eq == 0) {
-      std::cerr << "hcpsim: error: argument '" << overrides[i] << "' (override " << i + 1
-                << ") is not of the form key.path=value\n"
-                << "  hint: e.g. model.context_parallel_size=4\n";
-      exit_code = 2;
-      return std::nullopt;
-    }
-  }
+                                         int& exit_code, const std::string& backend, bool check_backend) {
   try {
-    LoadOptions opt;
-    opt.overrides = overrides;
-    Diagnostics warnings;
-    Scenario s = load_scenario_file(file, opt, &warnings);
-    Diagnostics all = warnings;
-    all.append(validate(s));
-    std::cerr << format_diagnostics(all, file);
-    if (all.has_errors()) {
+    app::LoadedScenario loaded = app::load_scenario(app::ScenarioInput{file, overrides, backend, check_backend});
+    Diagnostics shown;
+    for (const Diagnostic& d : loaded.diagnostics.items())
+      if (d.severity == Severity::Error || !quiet()) shown.add(d);
+    std::cerr << format_diagnostics(shown, file);
+    if (!loaded.usable()) {
       exit_code = 1;
       return std::nullopt;
     }
-    return s;
+    if (verbose()) {
+      std::cerr << file << ": " << loaded.scenario.display_name() << "\n  configuration: " << loaded.scenario.configuration()
+                << '\n';
+      for (const auto& o : loaded.scenario.overrides) std::cerr << "  override: " << o << '\n';
+      std::cerr << "  presets: " << default_hardware_dir() << '\n';
+    }
+    return std::move(loaded.scenario);
+  } catch (const app::OverrideSyntaxError& e) {
+    std::cerr << "hcpsim: error: " << e.what() << "\n  hint: e.g. model.context_parallel_size=4\n";
+    exit_code = 2;
   } catch (const ScenarioError& e) {
     std::cerr << format_diagnostics(e.diagnostics(), e.file());
     exit_code = 1;
@@ -49,6 +48,22 @@ std::optional<Scenario> load_for_command(const std::string& file, const std::vec
     exit_code = 1;
   }
   return std::nullopt;
+}
+
+void run_with_scenario(CLI::App& cmd, const std::shared_ptr<ScenarioArgs>& args, int& exit_code,
+                       std::function<int(const Scenario&)> body, bool check_backend) {
+  cmd.callback([args, &exit_code, body = std::move(body), check_backend]() {
+    int code = 0;
+    const auto s = load_for_command(args->file, args->overrides, code, "", check_backend);
+    exit_code = s ? body(*s) : code;
+  });
+}
+
+bool check_backend_option(const std::string& command, const std::string& name) {
+  const BackendRegistry& r = app::backend_registry();
+  if (r.has(name)) return true;
+  std::cerr << "hcpsim " << command << ": error: --backend: " << r.unknown_name_message(name) << '\n';
+  return false;
 }
 
 }  // namespace hcpsim::cli

@@ -2,7 +2,7 @@
 // Attention chunk kernels (bf16 in, fp32 accumulate) as TE's context-parallel schedules call them:
 // forward returns O and the per-row log-sum-exp, backward returns dQ, dK, dV. Tensors are
 // [batch, seq, heads, head_dim] with element strides, so the sliced halves of the lower/upper ring
-// sections (spec 3.2) are passed as views without a copy. Host functions only enqueue work on
+// sections (docs/schedules.md) are passed as views without a copy. Host functions only enqueue work on
 // `stream`; they throw std::invalid_argument for unsupported shapes and std::runtime_error for CUDA
 // errors. Requires compute capability >= 8.0.
 #include <cstdint>

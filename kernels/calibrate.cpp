@@ -14,11 +14,9 @@
 #include <sstream>
 #include <tuple>
 
-#include "engine/core/diagnostics.h"
 #include "engine/cost/calibration.h"
+#include "engine/graph/attention_work.h"
 #include "engine/layout/rank_layout.h"
-#include "engine/scenario/loader.h"
-#include "engine/scenario/validate.h"
 #include "engine/schedule/build.h"
 #include "kernels/cuda_check.h"
 #include "kernels/device.h"
@@ -37,16 +35,6 @@ struct AttnPoint {
            std::tie(o.q_len, o.kv_len, o.head_dim, o.causal, o.heads, o.kv_heads, o.from_scenario);
   }
 };
-
-// Exact (q,k) pairs of a chunk (spec 3.7): causal top-left on a square chunk is n(n+1)/2.
-double pairs_of(const AttnPoint& p) {
-  if (!p.causal) return static_cast<double>(p.q_len) * p.kv_len;
-  double s = 0;   // bottom-right aligned: row q sees min(kv, q + kv - q_len + 1) keys
-  const double off = static_cast<double>(p.kv_len) - p.q_len;
-  if (off == 0) return static_cast<double>(p.q_len) * (p.q_len + 1) / 2;
-  for (int q = 0; q < p.q_len; ++q) s += std::clamp(q + off + 1, 0.0, static_cast<double>(p.kv_len));
-  return s;
-}
 
 void check_nccl(ncclResult_t r, const char* what) {
   if (r != ncclSuccess) throw std::runtime_error(std::string(what) + ": NCCL: " + ncclGetErrorString(r));
@@ -132,22 +120,8 @@ std::string software_string() {
 }  // namespace
 
 int run_calibration(const CalibrateRequest& r, std::ostream& out, std::ostream& err) {
-  Scenario s;   // defaults give the nominal H100/H200 peak and NVLink bandwidth
-  bool have_scenario = false;
-  if (!r.scenario_file.empty()) {
-    try {
-      LoadOptions lo;
-      lo.overrides = r.overrides;
-      s = load_scenario_file(r.scenario_file, lo);
-      have_scenario = true;
-    } catch (const ScenarioError& e) {
-      err << format_diagnostics(e.diagnostics(), e.file());
-      return 1;
-    } catch (const std::exception& e) {
-      err << "hcpsim calibrate: error: " << e.what() << '\n';
-      return 1;
-    }
-  }
+  const bool have_scenario = r.scenario != nullptr;
+  const Scenario s = have_scenario ? *r.scenario : Scenario{};   // defaults: nominal H100/H200 peak and NVLink
   std::string why;
   const int devices = cuda_device_count(&why);
   if (devices == 0) {
@@ -174,11 +148,6 @@ int run_calibration(const CalibrateRequest& r, std::ostream& out, std::ostream& 
       for (int n : lens)
         for (bool causal : {true, false}) points.insert({n, n, hd, causal, 16, 16, false});
     if (have_scenario) {
-      const Diagnostics diags = validate(s);
-      if (diags.has_errors()) {
-        err << format_diagnostics(diags, r.scenario_file);
-        return 1;
-      }
       const RankLayout layout = RankLayout::from_scenario(s);
       const TaskGraph g = build_task_graph(s, layout, graph_options_from(s));
       for (const auto& a : g.attention_shapes()) {
@@ -195,19 +164,14 @@ int run_calibration(const CalibrateRequest& r, std::ostream& out, std::ostream& 
     std::vector<char> shadowed;   // per task: a grid point at a length the scenario measures itself
     for (const auto& p : points) {
       for (Pass pass : {Pass::Forward, Pass::Backward}) {
-        AttentionShape a;
-        a.q_len = p.q_len;
-        a.kv_len = p.kv_len;
-        a.heads = p.heads;
-        a.kv_heads = p.kv_heads;
-        a.head_dim_qk = a.head_dim_v = p.head_dim;
-        a.section = !p.causal ? MaskSection::Full : (p.q_len == p.kv_len ? MaskSection::Diagonal : MaskSection::BottomRight);
-        a.pairs = pairs_of(p);
+        const MaskSection section = !p.causal ? MaskSection::Full
+                                    : (p.q_len == p.kv_len ? MaskSection::Diagonal : MaskSection::BottomRight);
+        const AttentionShape a = attention_shape(1, p.q_len, p.kv_len, p.heads, p.kv_heads, p.head_dim, p.head_dim, section);
         Task t;
         t.kind = pass == Pass::Forward ? TaskKind::AttentionForward : TaskKind::AttentionBackward;
         t.pass = pass;
         t.attention = cal.add_attention(a);
-        t.flops = 2.0 * p.heads * (pass == Pass::Forward ? 2 : 5) * p.head_dim * a.pairs;
+        t.flops = attention_flops(a, pass);
         cal.add_task(t, "attn");
         shadowed.push_back(!p.from_scenario &&
                            scenario_keys.count({p.head_dim, p.causal, static_cast<double>(p.q_len) * p.kv_len}) > 0);

@@ -1,5 +1,5 @@
 #pragma once
-// Context-parallel glue kernels (spec 3.2-3.6): LSE merge, output correction, a2a pack/unpack with
+// Context-parallel glue kernels (docs/schedules.md): LSE merge, output correction, a2a pack/unpack with
 // the dual-chunk reorder, KV concat and dKV accumulation. bf16 data, fp32 math. Host functions
 // enqueue on `stream` and throw std::invalid_argument on bad sizes, std::runtime_error on CUDA errors.
 #include <cstddef>
@@ -27,7 +27,7 @@ void out_correction(BhsdView out, BhsdView out_step, const float* lse, const flo
 //  before attention: pack  src [b, s, h, d]       -> dst [A][b, s, h/A, d]  (head group j to peer j)
 //                    unpack src [A][b, s, h/A, d] -> dst [b, A*s, h/A, d]  natural token order:
 //                    output half u < A comes from peer u's early half, u >= A from peer 2A-1-u's
-//                    late half (spec 3.4, 3.6 chunk-layout invariant);
+//                    late half (the a2a+p2p chunk-layout invariant of docs/schedules.md);
 //  after attention:  pack  src [b, A*s, h/A, d]   -> dst [A][b, s, h/A, d] (halves j, 2A-1-j to j)
 //                    unpack src [A][b, s, h/A, d] -> dst [b, s, h, d]       (peer j = head group j)
 // `s` is the local (pre-a2a) sequence length, even; `d` a multiple of 8; h a multiple of A.
@@ -35,7 +35,7 @@ enum class A2aStep : std::uint8_t { PackBefore, UnpackBefore, PackAfter, UnpackA
 void a2a_reorder(A2aStep step, const void* src, void* dst, int a2a_size, int batch, int local_seq,
                  int heads, int head_dim, cudaStream_t stream);
 
-// kv = concat(flatten(K), flatten(V)) (the KV_0 copy of the ring, spec 3.2 step 2).
+// kv = concat(flatten(K), flatten(V)) (the KV_0 copy of the ring, docs/schedules.md).
 void kv_concat(void* kv, const void* k, std::size_t k_bytes, const void* v, std::size_t v_bytes,
                cudaStream_t stream);
 

@@ -1,6 +1,10 @@
 #!/usr/bin/env bash
-# Set-up + the main job: predicts the default scenario with the SimGrid backend.
+# Set-up + the main job: predicts the default scenario with the SimGrid backend. Builds only the
+# hcpsim program (no tests, GUI or CUDA code) in its own folder build-main/, so a first prediction
+# comes within minutes; ./scripts/test.sh builds everything in build/.
 set -euo pipefail
 cd "$(dirname "$0")/.."
-./scripts/setup.sh
-./build/cli/hcpsim simulate scenarios/llama3-70b-128k-dgx-h100-hcp.yaml "$@"
+HCPSIM_BUILD_DIR=build-main \
+  HCPSIM_CMAKE_ARGS="-DHCPSIM_WITH_GUI=OFF -DHCPSIM_WITH_CUDA=OFF -DHCPSIM_BUILD_BENCH=OFF ${HCPSIM_CMAKE_ARGS:-}" \
+  HCPSIM_BUILD_TARGETS=hcpsim ./scripts/setup.sh
+./build-main/cli/hcpsim simulate scenarios/llama3-70b-128k-dgx-h100-hcp.yaml "$@"

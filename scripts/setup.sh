@@ -1,6 +1,8 @@
 #!/usr/bin/env bash
 # Installs what is missing (Debian 12 packages), configures and builds hcpsim into build/.
 # Idempotent: with everything present it only runs an incremental build.
+# HCPSIM_BUILD_DIR (default build), HCPSIM_CMAKE_ARGS (first configure only) and
+# HCPSIM_BUILD_TARGETS (default: everything) choose what is built.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
@@ -28,4 +30,5 @@ BUILD_TYPE=${HCPSIM_BUILD_TYPE:-RelWithDebInfo}
 if [ ! -f "$BUILD_DIR/build.ninja" ]; then
   cmake -S . -B "$BUILD_DIR" -G Ninja -DCMAKE_BUILD_TYPE="$BUILD_TYPE" ${HCPSIM_CMAKE_ARGS:-}
 fi
-cmake --build "$BUILD_DIR" -j"$(nproc)"
+# shellcheck disable=SC2086  # targets are a space-separated list
+cmake --build "$BUILD_DIR" -j"$(nproc)" ${HCPSIM_BUILD_TARGETS:+--target $HCPSIM_BUILD_TARGETS}

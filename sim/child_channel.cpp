@@ -1,5 +1,6 @@
 #include "sim/child_channel.h"
 
+#include "engine/core/child_process.h"
 #include "engine/core/process_memory.h"
 
 #include <cerrno>
@@ -8,10 +9,8 @@
 #include <cstring>
 #include <exception>
 #include <stdexcept>
+#include <utility>
 
-#include <fcntl.h>
-#include <poll.h>
-#include <sys/wait.h>
 #include <unistd.h>
 
 namespace hcpsim::sim {
@@ -20,19 +19,6 @@ namespace {
 
 enum Tag : char { kEvent = 'E', kProgress = 'P', kError = 'X', kInvalid = 'I', kDone = 'D', kText = 'T' };
 constexpr std::size_t kFlushAt = 1 << 16;
-
-bool write_all(int fd, const char* p, std::size_t n) {
-  while (n > 0) {
-    const ssize_t w = ::write(fd, p, n);
-    if (w < 0) {
-      if (errno == EINTR) continue;
-      return false;
-    }
-    p += w;
-    n -= static_cast<std::size_t>(w);
-  }
-  return true;
-}
 
 // Parses records from a growing byte buffer; returns bytes consumed.
 class RecordReader {
@@ -120,45 +106,30 @@ void RecordWriter::put(const void* p, std::size_t n) {
 }
 
 void RecordWriter::event(std::uint32_t task, double start_s, double end_s) {
-  const char t = kEvent;
-  put(&t, 1);
-  put(&task, 4);
-  put(&start_s, 8);
-  put(&end_s, 8);
+  put_fields(kEvent, task, start_s, end_s);
 }
 
 void RecordWriter::progress(std::uint64_t done_count, std::uint64_t total, double sim_time_s) {
-  const char t = kProgress;
-  put(&t, 1);
-  put(&done_count, 8);
-  put(&total, 8);
-  put(&sim_time_s, 8);
+  put_fields(kProgress, done_count, total, sim_time_s);
   flush();
 }
 
 void RecordWriter::error(const std::string& message, bool invalid_input) {
-  const char t = invalid_input ? kInvalid : kError;
-  const auto n = static_cast<std::uint32_t>(message.size());
-  put(&t, 1);
-  put(&n, 4);
-  put(message.data(), n);
+  put_string(invalid_input ? kInvalid : kError, message);
   flush();
 }
 
-void RecordWriter::text(const std::string& s) {
-  const char t = kText;
+void RecordWriter::text(const std::string& s) { put_string(kText, s); }
+
+void RecordWriter::put_string(char tag, const std::string& s) {
   const auto n = static_cast<std::uint32_t>(s.size());
-  put(&t, 1);
+  put(&tag, 1);
   put(&n, 4);
   put(s.data(), n);
 }
 
 void RecordWriter::done(std::uint64_t completed, double makespan_s, std::uint64_t flows) {
-  const char t = kDone;
-  put(&t, 1);
-  put(&completed, 8);
-  put(&makespan_s, 8);
-  put(&flows, 8);
+  put_fields(kDone, completed, makespan_s, flows);
   flush();
 }
 
@@ -169,99 +140,56 @@ void RecordWriter::flush() {
 }
 
 ChildOutcome run_in_child(const std::function<void(RecordWriter&)>& body, const ChildHandlers& handlers) {
-  int data[2];
-  int err[2];
-  if (::pipe(data) != 0) throw std::runtime_error(std::string("simgrid backend: pipe failed: ") + std::strerror(errno));
-  if (::pipe(err) != 0) {
-    ::close(data[0]);
-    ::close(data[1]);
-    throw std::runtime_error(std::string("simgrid backend: pipe failed: ") + std::strerror(errno));
-  }
-  std::fflush(stdout);
-  std::fflush(stderr);
   release_free_memory();   // the child should not inherit freed pages
-  const pid_t pid = ::fork();
-  if (pid < 0) {
-    for (int fd : {data[0], data[1], err[0], err[1]}) ::close(fd);
-    throw std::runtime_error(std::string("simgrid backend: fork failed: ") + std::strerror(errno));
-  }
-  if (pid == 0) {
-    ::close(data[0]);
-    ::close(err[0]);
-    ::dup2(err[1], STDERR_FILENO);
-    ::dup2(err[1], STDOUT_FILENO);   // SimGrid's own messages must not mix with our stdout
-    ::close(err[1]);
-    {
-      RecordWriter w(data[1]);
-      try {
-        body(w);
-      } catch (const std::invalid_argument& e) {
-        w.error(e.what(), true);
-      } catch (const std::exception& e) {
-        w.error(e.what());
-      } catch (...) {
-        w.error("unknown exception in the simgrid child");
-      }
-      w.flush();
-    }
-    ::close(data[1]);
-    std::fflush(stdout);
-    std::fflush(stderr);
-    ::_exit(0);
-  }
-  ::close(data[1]);
-  ::close(err[1]);
+  const ChildProcess child = fork_child(
+      [&](int fd) {
+        RecordWriter w(fd);
+        try {
+          body(w);
+        } catch (const std::invalid_argument& e) {
+          w.error(e.what(), true);
+        } catch (const std::exception& e) {
+          w.error(e.what());
+        } catch (...) {
+          w.error("unknown exception in the simgrid child");
+        }
+        w.flush();
+        return 0;
+      },
+      /*capture_output=*/true, {}, "simgrid backend");   // SimGrid's own messages must not mix with our stdout
 
   ChildOutcome out;
   RecordReader reader(handlers, out);
-  std::vector<char> pending;
-  char chunk[1 << 16];
-  bool data_open = true;
-  bool err_open = true;
+  std::string pending, output;
+  int data_fd = child.result_fd, err_fd = child.output_fd;
   try {
-    while (data_open || err_open) {
-      pollfd fds[2] = {{data_open ? data[0] : -1, POLLIN, 0}, {err_open ? err[0] : -1, POLLIN, 0}};
-      if (::poll(fds, 2, -1) < 0) {
-        if (errno == EINTR) continue;
-        throw std::runtime_error(std::string("simgrid backend: poll failed: ") + std::strerror(errno));
-      }
-      if (data_open && (fds[0].revents & (POLLIN | POLLHUP | POLLERR))) {
-        const ssize_t r = ::read(data[0], chunk, sizeof chunk);
-        if (r > 0) {
-          pending.insert(pending.end(), chunk, chunk + r);
+    while (data_fd >= 0 || err_fd >= 0) {
+      const std::vector<bool> ready = poll_readable({data_fd, err_fd}, -1, "simgrid backend");
+      if (ready[0]) {
+        if (read_available(data_fd, pending)) {
           const std::size_t used = reader.parse(pending.data(), pending.size());
-          pending.erase(pending.begin(), pending.begin() + static_cast<std::ptrdiff_t>(used));
-        } else if (r == 0 || errno != EINTR) {
-          data_open = false;
+          pending.erase(0, used);
+        } else {
+          ::close(std::exchange(data_fd, -1));
         }
       }
-      if (err_open && (fds[1].revents & (POLLIN | POLLHUP | POLLERR))) {
-        const ssize_t r = ::read(err[0], chunk, sizeof chunk);
-        if (r > 0) keep_tail(out.child_stderr_tail, chunk, static_cast<std::size_t>(r));
-        else if (r == 0 || errno != EINTR) err_open = false;
+      if (ready[1]) {
+        output.clear();
+        if (read_available(err_fd, output)) keep_tail(out.child_stderr_tail, output.data(), output.size());
+        else ::close(std::exchange(err_fd, -1));
       }
     }
   } catch (...) {
-    ::kill(pid, SIGKILL);
-    ::waitpid(pid, nullptr, 0);
-    ::close(data[0]);
-    ::close(err[0]);
+    ::kill(child.pid, SIGKILL);
+    reap_child(child.pid);
+    for (int fd : {data_fd, err_fd})
+      if (fd >= 0) ::close(fd);
     throw;
   }
-  ::close(data[0]);
-  ::close(err[0]);
-  int status = 0;
-  while (::waitpid(pid, &status, 0) < 0 && errno == EINTR) {
-  }
+  const int status = reap_child(child.pid);
   if (!pending.empty() && out.error.empty()) out.error = "simgrid child output ended inside a record";
-  if (WIFSIGNALED(status)) {
-    const int sig = WTERMSIG(status);
-    out.error = "simgrid child process died with signal " + std::to_string(sig) + " (" + strsignal(sig) + ")" +
-                (out.error.empty() ? std::string() : "; it had reported: " + out.error);
-    out.finished = false;
-  } else if (WIFEXITED(status) && WEXITSTATUS(status) != 0) {
-    out.error = "simgrid child process exited with status " + std::to_string(WEXITSTATUS(status)) +
-                (out.error.empty() ? std::string() : ": " + out.error);
+  if (const std::string why = describe_abnormal_exit(status); !why.empty()) {
+    out.error = "simgrid child process " + why + (out.error.empty() ? std::string() : "; it had reported: " + out.error);
     out.finished = false;
   }
   return out;

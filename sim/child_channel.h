@@ -26,6 +26,12 @@ class RecordWriter {
 
  private:
   void put(const void* p, std::size_t n);
+  void put_string(char tag, const std::string& s);   // tag, 32-bit length, bytes
+  template <class... Field>
+  void put_fields(char tag, const Field&... fields) {   // tag, then each field's bytes
+    put(&tag, 1);
+    (put(&fields, sizeof fields), ...);
+  }
   int fd_;
   std::vector<char> buf_;
 };

@@ -28,12 +28,7 @@ PlanCosts costs_from(const RunContext& ctx, const TaskGraph& g) {
 class SimgridBackend : public Backend {
  public:
   std::string name() const override { return "simgrid"; }
-  BackendCapabilities capabilities() const override {
-    BackendCapabilities c;
-    c.predicts_time = true;
-    c.models_contention = true;
-    return c;
-  }
+  BackendCapabilities capabilities() const override { return {.predicts_time = true, .models_contention = true, .computes_values = false}; }
 
   void run(const TaskGraph& g, const RunContext& ctx, TraceSink& sink) override {
     const PlatformSpec spec = make_platform_spec(ctx.scenario.cluster);

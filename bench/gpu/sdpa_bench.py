@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
 """Times PyTorch's scaled_dot_product_attention forward and backward (bf16) on given shapes and
 prints one CSV line per (pass, shape): pass,mask,head_dim,q_len,kv_len,heads,ms,tflops.
-FLOPs as hcpsim counts them (spec 3.7): forward 4*b*h*d*pairs, backward 10*b*h*d*pairs, with
+FLOPs as hcpsim counts them (docs/schedules.md "FLOPs"): forward 4*b*h*d*pairs, backward 10*b*h*d*pairs, with
 pairs = n(n+1)/2 for a causal square chunk and q_len*kv_len without a mask."""
 import argparse
 import sys

@@ -19,7 +19,6 @@ struct BackendCapabilities {
   bool predicts_time = false;      // events carry simulated/measured times
   bool models_contention = false;  // links are shared between concurrent flows
   bool computes_values = false;    // real numbers flow through the tasks
-  bool real_hardware = false;      // runs on GPUs
 };
 
 // Progress of a long run: tasks done, total, simulated seconds so far.
@@ -50,6 +49,8 @@ class BackendRegistry {
   std::vector<std::string> names() const;
   std::string description(const std::string& name) const;
   bool has(const std::string& name) const;
+  // The one message for an unknown name: "unknown backend 'x'; valid backends in this build: a b".
+  std::string unknown_name_message(const std::string& name) const;
 
  private:
   struct Entry {

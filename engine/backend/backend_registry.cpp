@@ -11,13 +11,15 @@ void BackendRegistry::add(const std::string& name, const std::string& descriptio
 
 std::unique_ptr<Backend> BackendRegistry::create(const std::string& name) const {
   auto it = entries_.find(name);
-  if (it == entries_.end()) {
-    std::ostringstream os;
-    os << "unknown backend '" << name << "'; valid backends in this build:";
-    for (const auto& [n, e] : entries_) os << ' ' << n;
-    throw std::invalid_argument(os.str());
-  }
+  if (it == entries_.end()) throw std::invalid_argument(unknown_name_message(name));
   return it->second.factory();
+}
+
+std::string BackendRegistry::unknown_name_message(const std::string& name) const {
+  std::ostringstream os;
+  os << "unknown backend '" << name << "'; valid backends in this build:";
+  for (const auto& [n, e] : entries_) os << ' ' << n;
+  return os.str();
 }
 
 std::vector<std::string> BackendRegistry::names() const {

@@ -1,6 +1,6 @@
 #pragma once
 // Calibration: measured efficiency tables that replace the cost model's defaults for the shapes
-// they cover (SCENARIO.md "Calibration file"; the YAML format is documented in docs/metrics.md).
+// they cover (the YAML format: docs/metrics.md "Calibration file format").
 // Written by `hcpsim calibrate` on real hardware, or by hand.
 #include <optional>
 #include <string>

@@ -1,5 +1,5 @@
 #pragma once
-// Writers for a TaskGraph: JSON (the `hcpsim graph --format json` contract of ARCHITECTURE.md),
+// Writers for a TaskGraph: JSON (the `hcpsim graph --format json` contract of docs/architecture.md "Contracts"),
 // Graphviz DOT (one cluster per rank) and a teaching text form (per rank and ring step: KV chunks
 // held, causal section computed, what is sent to whom, bytes and FLOPs).
 #include <iosfwd>

@@ -34,7 +34,6 @@ enum class PayloadOp : std::uint8_t {
   None,
   Concat,           // out0 = [in0 | in1] along D (KV concat)
   Add,              // out0 = in0 + in1; with one input: out0 = in0 (copy)
-  SelectColumns,    // out0 = in0[..., args[0] : args[0]+args[1]]
   HeadSplit,        // a2a before: [b][s][H][D] -> [A][b][s][H/A][D]     args: A, col0, ncol
   ChunksToNatural,  // [A][b][s][H][D] -> [b][A*s][H][D] (early halves, then late halves reversed)   args: A
   NaturalToChunks,  // inverse of ChunksToNatural                          args: A, col0, ncol

@@ -48,7 +48,7 @@ bool parse_stream(std::string_view s, Stream& out);
 enum class Pass : std::uint8_t { Forward, Backward };
 const char* to_string(Pass p);   // "forward", "backward"
 
-// Which part of the causal block matrix an attention chunk covers (spec 3.2).
+// Which part of the causal block matrix an attention chunk covers (docs/schedules.md, p2p ring).
 enum class MaskSection : std::uint8_t {
   Diagonal,     // own chunk pair, top-left causal mask, ~2c^2 + c pairs
   Lower,        // full Q x first half of KV, no mask
@@ -63,7 +63,7 @@ struct AttentionShape {
   int batch = 1;
   std::int64_t q_len = 0;
   std::int64_t kv_len = 0;
-  int heads = 0;          // query heads of this kernel (h' of the spec)
+  int heads = 0;          // query heads of this kernel (h' of docs/schedules.md)
   int kv_heads = 0;
   int head_dim_qk = 0;
   int head_dim_v = 0;
@@ -75,7 +75,7 @@ struct AttentionShape {
 // 40 bytes: a million-task graph is dominated by this array. A task's id is its index in
 // TaskGraph::tasks() (TaskGraph::id_of); its payload index lives in a side table (payload_of).
 struct Task {
-  double flops = 0;                // 2 FLOPs per multiply-add (spec 3.7)
+  double flops = 0;                // 2 FLOPs per multiply-add (docs/schedules.md "FLOPs")
   double bytes = 0;                // comm: bytes this rank sends over links; compute: HBM read+write
   std::int32_t rank = 0;
   std::int32_t step = -1;          // ring step, or -1 outside a ring

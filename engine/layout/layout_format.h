@@ -1,5 +1,5 @@
 #pragma once
-// Writers for a RankLayout: the JSON of ARCHITECTURE.md "Contracts" and a human-readable text view
+// Writers for a RankLayout: the JSON of docs/architecture.md "Contracts" and a human-readable text view
 // (Megatron group names, node map, rings with their intra/inter-node hops).
 #include <string>
 

@@ -7,6 +7,7 @@
 #include <stdexcept>
 
 #include "engine/scenario/scenario.h"
+#include "engine/core/text_split.h"
 
 namespace hcpsim {
 
@@ -29,13 +30,7 @@ const char* megatron_group_name(GroupKind k) {
 
 namespace {
 
-std::vector<std::string> split_order(const std::string& order) {
-  std::vector<std::string> out;
-  std::stringstream ss(order);
-  std::string tok;
-  while (std::getline(ss, tok, '-')) out.push_back(tok);
-  return out;
-}
+std::vector<std::string> split_order(const std::string& order) { return split_at(order, '-'); }
 
 struct Axes {
   std::vector<std::string> names;
@@ -100,15 +95,6 @@ std::vector<std::vector<int>> masked_groups(const Axes& axes, const std::vector<
 }
 
 }  // namespace
-
-std::vector<std::vector<int>> megatron_rank_groups(int world_size, const std::string& order, int tp,
-                                                   int cp, int ep, int dp, int pp,
-                                                   const std::string& token) {
-  if (static_cast<long long>(tp) * cp * ep * dp * pp != world_size)
-    throw std::invalid_argument("world_size (" + std::to_string(world_size) + ") != tp*cp*ep*dp*pp");
-  const Axes axes = make_axes(order, {{"tp", tp}, {"cp", cp}, {"ep", ep}, {"dp", dp}, {"pp", pp}});
-  return masked_groups(axes, split_order(token));
-}
 
 int RankLayout::nodes() const {
   return (params_.world_size + params_.gpus_per_node - 1) / params_.gpus_per_node;

@@ -71,7 +71,7 @@ class RankLayout {
   const std::vector<int>& group_of(GroupKind k, int rank) const;
   int group_index_of(GroupKind k, int rank) const;
 
-  // Ring neighbours as Transformer Engine computes them (spec 1.4); for a flat ring A = 1, P = cp.
+  // Ring neighbours as Transformer Engine computes them (docs/schedules.md "Rank layout"); for a flat ring A = 1, P = cp.
   int ring_next(int rank) const;   // forward send destination: cp_global_ranks[((p+1) mod P)*A + a]
   int ring_prev(int rank) const;   // forward receive source:   cp_global_ranks[((p-1) mod P)*A + a]
 
@@ -83,11 +83,5 @@ class RankLayout {
   // per kind, per rank: index into groups_[kind]
   std::array<std::vector<int>, kGroupKindCount> group_index_;
 };
-
-// Megatron's generate_masked_orthogonal_rank_groups for an order string and a token such as "dp-cp".
-// `sizes` are given per axis name ("tp","cp","ep","dp","pp"); unknown axes of size 1 are appended.
-std::vector<std::vector<int>> megatron_rank_groups(int world_size, const std::string& order,
-                                                   int tp, int cp, int ep, int dp, int pp,
-                                                   const std::string& token);
 
 }  // namespace hcpsim

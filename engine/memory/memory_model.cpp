@@ -58,7 +58,7 @@ LayerActivations layer_activations(const Scenario& s, const MemoryOptions& o) {
   return a;
 }
 
-// Transient CP attention buffers of one layer (spec §6), forward and backward, bytes.
+// Transient CP attention buffers of one layer (docs/schedules.md "Memory the schedules keep"), forward and backward, bytes.
 struct CpBuffers {
   double forward_bytes = 0;
   double backward_bytes = 0;

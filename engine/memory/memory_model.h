@@ -1,6 +1,6 @@
 #pragma once
 // Per-GPU memory estimate of one scenario: weights, gradients, optimizer states, activations of the
-// layers held on the GPU, and the transient buffers of the CP attention schedule (spec §6).
+// layers held on the GPU, and the transient buffers of the CP attention schedule (docs/planning.md "CP attention buffers").
 // Formulas and their sources: docs/planning.md ("Memory model").
 //   - bytes per parameter: Megatron-Core distributed optimizer guide (bf16 params + fp32 grads:
 //     18 B/param, or 6 + 12/d with the distributed optimizer sharded over d = DP x CP ranks);

@@ -21,6 +21,8 @@ bool parse_number(const std::string& s, double& v) {
 
 }  // namespace
 
+bool use_log2_axis(double lo, double hi) { return lo > 0 && hi / lo >= 8; }
+
 ChartData make_chart(const std::vector<PointResult>& results, const std::vector<std::string>& columns,
                      const std::string& metric, const std::string& title) {
   if (columns.empty()) throw std::invalid_argument("--plot needs at least one varied axis");
@@ -41,7 +43,7 @@ ChartData make_chart(const std::vector<PointResult>& results, const std::vector<
     if (std::find(c.categories.begin(), c.categories.end(), r->labels[0]) == c.categories.end())
       c.categories.push_back(r->labels[0]);
   }
-  c.log2_x = c.numeric_x && !drawn.empty() && lo > 0 && hi / lo >= 8;
+  c.log2_x = c.numeric_x && !drawn.empty() && use_log2_axis(lo, hi);
   std::map<std::string, std::size_t> index;
   for (const auto* r : drawn) {
     std::string name;

@@ -20,12 +20,15 @@ struct ChartData {
   std::string x_label;
   std::string y_label;
   bool numeric_x = true;        // every first-axis label parses as a number
-  bool log2_x = false;          // numeric, positive and spanning a factor >= 8 (cp 2..64)
+  bool log2_x = false;          // numeric and use_log2_axis(lowest x, highest x)
   bool log10_x = false;         // decade axes (predicted-vs-measured charts); values must be > 0
   bool log10_y = false;
   std::vector<std::string> categories;   // first-axis labels in first-seen order (when !numeric_x)
   std::vector<ChartSeries> series;       // sorted by x within each series
 };
+
+// The log2 axis rule shared by every chart: positive values spanning a factor >= 8 (cp 2..64).
+bool use_log2_axis(double lo, double hi);
 
 // Only ok points with a finite metric are drawn. Throws std::invalid_argument when there is no axis
 // or the metric is unknown.

@@ -1,6 +1,7 @@
 #include "engine/planning/sweep_runner.h"
 
-#include <poll.h>
+#include "engine/core/child_process.h"
+
 #include <signal.h>
 #include <sys/wait.h>
 #include <unistd.h>
@@ -53,13 +54,7 @@ struct Worker {
   r.labels = p.labels;
   if (r.wall_s <= 0) r.wall_s = seconds_since(t0);
   const std::string line = to_json(r, columns).dump() + "\n";
-  std::size_t off = 0;
-  while (off < line.size()) {
-    const ssize_t n = ::write(fd, line.data() + off, line.size() - off);
-    if (n < 0 && errno == EINTR) continue;
-    if (n <= 0) _exit(3);
-    off += static_cast<std::size_t>(n);
-  }
+  if (!write_all(fd, line.data(), line.size())) _exit(3);
   ::close(fd);
   _exit(0);
 }
@@ -175,47 +170,35 @@ SweepOutcome run_sweep(const std::vector<SweepPoint>& points, const std::vector<
   while (next < todo.size() || !active.empty()) {
     while (next < todo.size() && active.size() < jobs) {
       const SweepPoint& p = points[todo[next]];
-      int fds[2];
-      if (::pipe(fds) != 0) throw std::runtime_error(std::string("pipe: ") + std::strerror(errno));
       if (out.is_open()) out.flush();
-      const pid_t pid = ::fork();
-      if (pid < 0) {
-        ::close(fds[0]);
-        ::close(fds[1]);
-        if (active.empty()) throw std::runtime_error(std::string("fork: ") + std::strerror(errno));
+      std::vector<int> others;
+      for (auto& [_, w] : active) others.push_back(w.fd);
+      ChildProcess child;
+      try {
+        child = fork_child([&](int fd) -> int { run_child(p, columns, evaluate, fd); }, false, others, "sweep");
+      } catch (const std::runtime_error&) {
+        if (active.empty()) throw;
         break;   // retry when a worker finishes
       }
-      if (pid == 0) {
-        ::close(fds[0]);
-        for (auto& [_, w] : active) ::close(w.fd);
-        run_child(p, columns, evaluate, fds[1]);
-      }
-      ::close(fds[1]);
+      const pid_t pid = child.pid;
       Worker w;
       w.point = todo[next];
-      w.fd = fds[0];
+      w.fd = child.result_fd;
       w.start = Clock::now();
       active.emplace(pid, std::move(w));
       ++next;
     }
 
-    std::vector<pollfd> pfds;
+    std::vector<int> fds;
     std::vector<pid_t> pids;
     for (auto& [pid, w] : active) {
-      pfds.push_back({w.fd, POLLIN, 0});
+      fds.push_back(w.fd);
       pids.push_back(pid);
     }
-    const int n = ::poll(pfds.data(), pfds.size(), 200);
-    if (n < 0 && errno != EINTR) throw std::runtime_error(std::string("poll: ") + std::strerror(errno));
-    for (std::size_t i = 0; i < pfds.size(); ++i) {
+    const std::vector<bool> ready = poll_readable(fds, 200, "sweep");
+    for (std::size_t i = 0; i < fds.size(); ++i) {
       Worker& w = active.at(pids[i]);
-      bool eof = false;
-      if (pfds[i].revents & (POLLIN | POLLHUP | POLLERR)) {
-        char buf[4096];
-        const ssize_t got = ::read(w.fd, buf, sizeof buf);
-        if (got > 0) w.buffer.append(buf, static_cast<std::size_t>(got));
-        else if (got == 0 || errno != EINTR) eof = true;
-      }
+      const bool eof = ready[i] && !read_available(w.fd, w.buffer);
       if (!eof && options.point_timeout_s > 0 && !w.timed_out &&
           seconds_since(w.start) > options.point_timeout_s) {
         ::kill(pids[i], SIGKILL);
@@ -223,16 +206,13 @@ SweepOutcome run_sweep(const std::vector<SweepPoint>& points, const std::vector<
       }
       if (!eof) continue;
       ::close(w.fd);
-      int status = 0;
-      while (::waitpid(pids[i], &status, 0) < 0 && errno == EINTR) {
-      }
+      const int status = reap_child(pids[i]);
       const SweepPoint& p = points[w.point];
       PointResult r;
       if (w.timed_out) {
         r = failed(p, "timed out after " + std::to_string(options.point_timeout_s) + " s");
       } else if (WIFSIGNALED(status)) {
-        r = failed(p, std::string("worker killed by signal ") + std::to_string(WTERMSIG(status)) +
-                          " (" + strsignal(WTERMSIG(status)) + ")");
+        r = failed(p, "worker " + describe_abnormal_exit(status));
       } else {
         try {
           r = point_from_json(nlohmann::json::parse(w.buffer), columns);

@@ -1,6 +1,6 @@
 #pragma once
 // Attention kernels of the reference executor: one forward chunk with log-sum-exp, one backward
-// chunk from the final LSE (FlashAttention accounting), and the spec 3.2 merges. Scale 1/sqrt(d_qk).
+// chunk from the final LSE (FlashAttention accounting), and the ring merges of docs/schedules.md. Scale 1/sqrt(d_qk).
 // GQA: query head h reads KV head h / (H / G).
 #include "engine/reference/tensor.h"
 

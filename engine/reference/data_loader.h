@@ -1,7 +1,7 @@
 #pragma once
 // Synthetic training data for the reference executor: every value of Q, K, V and dO is a function
 // of (seed, layer, tensor, batch, GLOBAL token, GLOBAL head, dim), so the dense single-device
-// problem and every rank's shard agree. Sharding follows Megatron's data loader (spec 3.1): CP
+// problem and every rank's shard agree. Sharding follows Megatron's data loader (docs/schedules.md "Data layout"): CP
 // index i keeps chunks C_i and C_{2cp-1-i} of the 2*cp chunks; TP rank t keeps its head slice
 // (query heads [t*h_t, (t+1)*h_t); KV heads [t*g_t, ...) or, when g < tp, the one KV head of its
 // query heads).

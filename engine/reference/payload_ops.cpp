@@ -35,6 +35,19 @@ Tensor<T> columns(const Tensor<T>& in, std::int64_t col0, std::int64_t ncol) {
   return out;
 }
 
+// [x | y] along the head dimension (same B, L, H).
+template <typename T>
+Tensor<T> concat_columns(const Tensor<T>& x, const Tensor<T>& y) {
+  Tensor<T> o(x.B, x.L, x.H, x.D + y.D);
+  for (std::int64_t b = 0; b < x.B; ++b)
+    for (std::int64_t l = 0; l < x.L; ++l)
+      for (std::int64_t h = 0; h < x.H; ++h) {
+        std::copy_n(x.row(b, l, h), x.D, o.row(b, l, h));
+        std::copy_n(y.row(b, l, h), y.D, o.row(b, l, h) + x.D);
+      }
+  return o;
+}
+
 // Token index inside [early A chunks | late A chunks reversed] of member m's local token l (s local).
 std::int64_t natural_token(std::int64_t A, std::int64_t m, std::int64_t l, std::int64_t s) {
   const std::int64_t cs = s / 2;
@@ -52,14 +65,7 @@ void compute_op(const TaskGraph& g, TaskId t, const TaskPayload& p, BufferAccess
       const Tensor<T>& x = in(0);
       const Tensor<T>& y = in(1);
       if (x.B != y.B || x.L != y.L || x.H != y.H) fail(g, t, "concat of different shapes");
-      Tensor<T> o(x.B, x.L, x.H, x.D + y.D);
-      for (std::int64_t b = 0; b < x.B; ++b)
-        for (std::int64_t l = 0; l < x.L; ++l)
-          for (std::int64_t h = 0; h < x.H; ++h) {
-            std::copy_n(x.row(b, l, h), x.D, o.row(b, l, h));
-            std::copy_n(y.row(b, l, h), y.D, o.row(b, l, h) + x.D);
-          }
-      put(0, std::move(o));
+      put(0, concat_columns(x, y));
       return;
     }
     case PayloadOp::Add: {
@@ -88,7 +94,6 @@ void compute_op(const TaskGraph& g, TaskId t, const TaskPayload& p, BufferAccess
       }
       return;
     }
-    case PayloadOp::SelectColumns: put(0, columns(in(0), a.at(0), a.at(1))); return;
     case PayloadOp::HeadSplit: {
       const std::int64_t A = a.at(0);
       const Tensor<T> x = columns(in(0), a.at(1), a.at(2));
@@ -164,14 +169,7 @@ void compute_op(const TaskGraph& g, TaskId t, const TaskPayload& p, BufferAccess
         put(1, std::move(dk));
         put(2, std::move(dv));
       } else {
-        Tensor<T> dkv(dk.B, dk.L, dk.H, dk.D + dv.D);
-        for (std::int64_t b = 0; b < dk.B; ++b)
-          for (std::int64_t l = 0; l < dk.L; ++l)
-            for (std::int64_t h = 0; h < dk.H; ++h) {
-              std::copy_n(dk.row(b, l, h), dk.D, dkv.row(b, l, h));
-              std::copy_n(dv.row(b, l, h), dv.D, dkv.row(b, l, h) + dk.D);
-            }
-        put(1, std::move(dkv));
+        put(1, concat_columns(dk, dv));
       }
       return;
     }

@@ -12,11 +12,7 @@ namespace {
 class ReferenceBackend : public Backend {
  public:
   std::string name() const override { return "reference"; }
-  BackendCapabilities capabilities() const override {
-    BackendCapabilities c;
-    c.computes_values = true;
-    return c;
-  }
+  BackendCapabilities capabilities() const override { return {.predicts_time = false, .models_contention = false, .computes_values = true}; }
   void run(const TaskGraph& g, const RunContext& ctx, TraceSink& sink) override {
     if (g.size() > 0 && g.payloads().empty())
       throw std::runtime_error("reference backend: the graph has no payloads; build it with with_payloads = true");

@@ -14,7 +14,7 @@ namespace hcpsim::reference {
 struct VerifyOptions {
   ExecOptions exec;
   double tolerance = 0;                 // 0: 1e-5 in double, 1e-4 in float
-  bool silent_disable_pitfall = false;  // build the spec-5 pitfall graph instead of the real one
+  bool silent_disable_pitfall = false;  // build the silent-disable pitfall graph instead of the real one
 };
 
 struct VerifyResult {

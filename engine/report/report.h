@@ -45,6 +45,8 @@ struct MemoryReport {
 
 struct Report {
   std::string scenario, backend;
+  std::string configuration;            // the resolved configuration (simulate_scenario fills it)
+  std::vector<std::string> overrides;   // the overrides applied (simulate_scenario fills it)
   int world_size = 0, gpus_per_node = 0;   // of the simulated graph
   int cluster_world_size = 0;                // of the whole job (larger when replicas were simulated once)
   std::size_t tasks = 0;
@@ -85,7 +87,7 @@ Report compute_report(const Trace& t, const ReportOptions& options = {});
 std::vector<CriticalPathEntry> critical_path(const Trace& t);
 
 // Writers. Text: a readable table with units (fixed precision, no wall time or paths, so golden
-// files can diff it). JSON: the ARCHITECTURE.md contract plus extras. CSV: metric,value,unit rows.
+// files can diff it). JSON: the contract of docs/architecture.md plus extras. CSV: metric,value,unit rows.
 std::string report_to_text(const Report& r, const ReportOptions& options = {});
 std::string report_to_json(const Report& r);
 std::string report_to_csv(const Report& r);

@@ -34,6 +34,8 @@ std::string report_to_text(const Report& r, const ReportOptions& options) {
   check_report_values(r);
   std::ostringstream os;
   os << "hcpsim report: " << r.scenario << " (backend " << r.backend << ")\n";
+  if (!r.configuration.empty()) os << "  configuration: " << r.configuration << "\n";
+  for (const auto& o : r.overrides) os << "  override: " << o << "\n";
   os << "  world size " << r.world_size << ", " << r.gpus_per_node << " GPUs per node, " << r.tasks << " tasks, "
      << r.layers_simulated << " of " << r.num_layers << " layers simulated"
      << (r.whole_layer ? ", whole layer" : ", attention only") << "\n";
@@ -132,6 +134,8 @@ std::string report_to_json(const Report& r) {
   json j;
   j["scenario"] = r.scenario;
   j["backend"] = r.backend;
+  j["configuration"] = r.configuration;
+  j["overrides"] = r.overrides;
   j["world_size"] = r.world_size;
   if (r.cluster_world_size > 0) j["cluster_world_size"] = r.cluster_world_size;
   j["gpus_per_node"] = r.gpus_per_node;
@@ -218,7 +222,15 @@ std::string report_to_csv(const Report& r) {
   std::ostringstream os;
   os << "metric,value,unit\n";
   auto put = [&](const char* name, double v, const char* unit) { os << name << ',' << fmt("%.9g", v) << ',' << unit << '\n'; };
-  os << "scenario," << r.scenario << ",\nbackend," << r.backend << ",\n";
+  auto quoted = [](const std::string& v) {   // RFC 4180: fields with commas or quotes are quoted
+    if (v.find_first_of(",\"\n") == std::string::npos) return v;
+    std::string q = "\"";
+    for (char c : v) q += c == '"' ? std::string("\"\"") : std::string(1, c);
+    return q + "\"";
+  };
+  os << "scenario," << quoted(r.scenario) << ",\nbackend," << r.backend << ",\n";
+  os << "configuration," << quoted(r.configuration) << ",\n";
+  for (const auto& o : r.overrides) os << "override," << quoted(o) << ",\n";
   put("world_size", r.world_size, "ranks");
   put("tasks", static_cast<double>(r.tasks), "tasks");
   put("attention_forward_s", r.attention_forward_s, "s");

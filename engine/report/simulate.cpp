@@ -43,7 +43,9 @@ SimulationResult simulate_scenario(const Scenario& full, Backend& backend, const
   const double wall = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
   SimulationResult r;
   r.tasks = g.size();
-  r.trace.scenario = s.name;
+  r.trace.scenario = s.display_name();
+  r.trace.configuration = s.configuration();
+  r.trace.overrides = s.overrides;
   r.trace.backend = backend.name();
   r.trace.world_size = s.world_size();
   r.trace.gpus_per_node = s.cluster.gpus_per_node;
@@ -55,6 +57,8 @@ SimulationResult simulate_scenario(const Scenario& full, Backend& backend, const
   ro.num_layers = full.model.num_layers;
   ro.wall_s = wall;
   r.report = compute_report(r.trace, ro);
+  r.report.configuration = r.trace.configuration;
+  r.report.overrides = r.trace.overrides;
   r.report.tasks = g.size();
   r.report.cluster_world_size = full.world_size();
   r.report.memory = to_memory_report(estimate_memory(full));   // per-GPU memory, flagged when it does not fit

@@ -206,7 +206,11 @@ void convert_cluster(const YAML::Node& c, YamlReader& r, const ConvertInputs& in
   if (auto v = r.get_string(c, P, "calibration")) {
     namespace fs = std::filesystem;
     fs::path cp(*v);
-    if (cp.is_relative() && !in.base_dir.empty()) cp = fs::path(in.base_dir) / cp;
+    // A path written in the file is relative to the file; one given as an override (on the command
+    // line) is relative to the current directory, as the user typed it.
+    const bool from_override = r.where(c["calibration"], "cluster.calibration").override_index > 0;
+    if (cp.is_relative() && from_override) cp = fs::absolute(cp);
+    else if (cp.is_relative() && !in.base_dir.empty()) cp = fs::path(in.base_dir) / cp;
     out.calibration_path = cp.lexically_normal().string();
   }
   if (const YAML::Node n = c["faults"]; n.IsDefined()) {

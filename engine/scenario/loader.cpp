@@ -123,6 +123,7 @@ Scenario load_scenario_node(YAML::Node root, const LoadOptions& options, const s
   }
   Scenario s;
   s.source_path = file;
+  s.overrides = options.overrides;
   detail::YamlReader reader(diags, &s.locations, applied);
   detail::ConvertInputs in;
   in.hardware_dir = options.hardware_dir.empty() ? default_hardware_dir() : options.hardware_dir;
@@ -163,8 +164,9 @@ std::string default_hardware_dir() {
   const fs::path exe = fs::read_symlink("/proc/self/exe", ec);
   if (!ec) {
     const fs::path dir = exe.parent_path();
-    for (const fs::path& rel : {fs::path("../scenarios/hardware"), fs::path("../../scenarios/hardware"),
-                                fs::path("../share/hcpsim/hardware")}) {
+    // Installed (PREFIX/bin -> PREFIX/share/hcpsim/hardware) first, then a build folder in the tree.
+    for (const fs::path& rel : {fs::path("../share/hcpsim/hardware"), fs::path("../scenarios/hardware"),
+                                fs::path("../../scenarios/hardware")}) {
       const fs::path cand = (dir / rel).lexically_normal();
       if (fs::is_directory(cand, ec)) return cand.string();
     }

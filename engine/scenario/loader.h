@@ -34,8 +34,8 @@ Scenario load_scenario_string(const std::string& yaml, const LoadOptions& option
 Scenario load_scenario_node(YAML::Node root, const LoadOptions& options, const std::string& file,
                             const std::string& base_dir, Diagnostics* warnings = nullptr);
 
-// Folder that holds hardware presets (HCPSIM_HARDWARE_DIR, then paths relative to the executable,
-// then the source tree).
+// Folder that holds hardware presets: HCPSIM_HARDWARE_DIR, else share/hcpsim/hardware of the
+// executable's install prefix, else scenarios/hardware above its build folder, else the source tree.
 std::string default_hardware_dir();
 
 }  // namespace hcpsim

@@ -3,6 +3,7 @@
 #include <sstream>
 
 #include "engine/scenario/schema.h"
+#include "engine/core/text_split.h"
 
 namespace hcpsim::detail {
 
@@ -16,13 +17,7 @@ bool split_override(const std::string& text, std::string& path, std::string& val
 
 namespace {
 
-std::vector<std::string> split_dots(const std::string& path) {
-  std::vector<std::string> out;
-  std::stringstream ss(path);
-  std::string seg;
-  while (std::getline(ss, seg, '.')) out.push_back(seg);
-  return out;
-}
+std::vector<std::string> split_dots(const std::string& path) { return split_at(path, '.'); }
 
 std::vector<std::string> settable_paths() {
   std::vector<std::string> out;
@@ -43,6 +38,10 @@ std::vector<OverrideSource> apply_overrides(YAML::Node& root, const std::vector<
     if (!split_override(text, path, value)) {
       diags.error("", tag + "expected key.path=value", 0, 0,
                   {"e.g. model.context_parallel_size=4 or \"model.hierarchical_context_parallel_sizes=[2,2]\""});
+      continue;
+    }
+    if (const std::string what = schema::unmodelled_bridge_field(path); !what.empty()) {
+      diags.warning(path, tag + "Megatron-Bridge field accepted but not modelled by hcpsim: " + what + " is ignored");
       continue;
     }
     if (!schema::is_known_path(path) || path.find("[]") != std::string::npos) {

@@ -84,4 +84,36 @@ SourceLocation Scenario::location_of(const std::string& path) const {
   return {};
 }
 
+std::string Scenario::display_name() const {
+  if (overrides.empty()) return name;
+  std::string out = name + " (with";
+  for (const auto& o : overrides) out += " " + o;
+  return out + ")";
+}
+
+std::string Scenario::configuration() const {
+  // One comm type, or a per-layer list as its kinds with their layer counts, in first-seen order.
+  std::string comm;
+  if (model.cp_comm_type.size() == 1) comm = to_string(model.cp_comm_type[0]);
+  std::vector<std::pair<CpCommType, int>> kinds;
+  for (std::size_t i = 0; model.cp_comm_type.size() > 1 && i < model.cp_comm_type.size(); ++i) {
+    auto it = std::find_if(kinds.begin(), kinds.end(), [&](const auto& k) { return k.first == model.cp_comm_type[i]; });
+    if (it == kinds.end()) kinds.emplace_back(model.cp_comm_type[i], 1);
+    else ++it->second;
+  }
+  for (std::size_t i = 0; i < kinds.size(); ++i)
+    comm += (i ? ", " : "per-layer ") + std::string(to_string(kinds[i].first)) + " x" + std::to_string(kinds[i].second);
+  std::string hcp;
+  if (!model.hierarchical_context_parallel_sizes.empty()) {
+    hcp = " [";
+    for (std::size_t i = 0; i < model.hierarchical_context_parallel_sizes.size(); ++i)
+      hcp += (i ? "," : "") + std::to_string(model.hierarchical_context_parallel_sizes[i]);
+    hcp += "]";
+  }
+  return "seq_length " + std::to_string(model.seq_length) + ", micro_batch " + std::to_string(train.micro_batch_size) +
+         ", tp " + std::to_string(tp()) + ", cp " + std::to_string(cp()) + " " + comm + hcp + ", pp " +
+         std::to_string(pp()) + ", dp " + std::to_string(dp()) + ", " + std::to_string(cluster.nodes) + " x " +
+         std::to_string(cluster.gpus_per_node) + " " + cluster.gpu.name + ", backend " + simulation.backend;
+}
+
 }  // namespace hcpsim

@@ -1,6 +1,6 @@
 #pragma once
 // Scenario: what is trained (model + Megatron parallel config), on what (cluster) and how it is
-// predicted (simulation options). Field names follow ../shared/SCENARIO.md. All quantities are in
+// predicted (simulation options). Field names: docs/scenario.md. All quantities are in
 // SI base units after loading: bytes, seconds, bytes/s, FLOP/s.
 #include <cstdint>
 #include <map>
@@ -75,7 +75,7 @@ struct Efficiency {
   double ring_step_sync_s = 15e-6;
 };
 
-// A what-if fault. Exactly one of the three forms is set (see SCENARIO.md `cluster.faults`).
+// A what-if fault. Exactly one of the three forms is set (docs/scenario.md "Faults").
 struct Fault {
   enum class Kind { Straggler, DegradedNic, FailedNic };
   Kind kind = Kind::Straggler;
@@ -174,6 +174,7 @@ struct Scenario {
   ClusterConfig cluster;
   SimulationConfig simulation;
   std::map<std::string, SourceLocation> locations;   // dotted path -> YAML position
+  std::vector<std::string> overrides;        // the `key.path=value` overrides applied, in order
 
   int world_size() const { return cluster.nodes * cluster.gpus_per_node; }
   int tp() const { return model.tensor_model_parallel_size; }
@@ -189,11 +190,16 @@ struct Scenario {
   bool fp8_enabled() const { return !model.fp8.empty(); }
   // cp_comm_type of a layer (0-based); a single entry applies to every layer.
   CpCommType comm_type_for_layer(int layer) const;
-  // Query heads and KV heads per TP rank (h_t, g_t of the spec).
+  // Query heads and KV heads per TP rank (h_t, g_t of docs/schedules.md).
   int heads_per_tp_rank() const;
   int kv_heads_per_tp_rank() const;
   int head_dim() const;                      // kv_channels (resolved)
   SourceLocation location_of(const std::string& path) const;
+  // The name for outputs: `name`, followed by "(with OVERRIDES)" when overrides changed the scenario,
+  // so that a name such as "...-128k-..." never stands alone for a run at another length.
+  std::string display_name() const;
+  // The resolved configuration in one line: sequence, parallel sizes, comm types, cluster, backend.
+  std::string configuration() const;
 };
 
 }  // namespace hcpsim

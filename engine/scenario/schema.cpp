@@ -92,9 +92,46 @@ std::string closest(const std::string& word, const std::vector<std::string>& can
 std::string did_you_mean(const std::string& word, const std::vector<std::string>& candidates) {
   const std::string best = closest(word, candidates);
   if (!best.empty()) return "did you mean '" + best + "'?";
+  std::vector<std::pair<std::size_t, std::string>> ranked;
+  for (const auto& c : candidates) ranked.emplace_back(edit_distance(word, c), c);
+  std::sort(ranked.begin(), ranked.end());
   std::string list;
-  for (const auto& c : candidates) list += (list.empty() ? "" : ", ") + c;
-  return "valid keys here: " + list;
+  for (std::size_t i = 0; i < ranked.size() && i < 3; ++i) list += (i ? ", " : "") + ranked[i].second;
+  return "nearest valid keys: " + list;
+}
+
+std::string unmodelled_bridge_field(const std::string& path) {
+  // Sections of a Megatron-Bridge ConfigContainer that describe nothing hcpsim predicts.
+  static const std::vector<std::pair<std::string, std::string>> sections{
+      {"optimizer", "the optimizer section"}, {"scheduler", "the learning-rate scheduler section"},
+      {"checkpoint", "the checkpoint section"}, {"logger", "the logger section"},
+      {"tokenizer", "the tokenizer section"},   {"dataset", "the dataset section"},
+      {"rng", "the random-number section"},     {"profiling", "the profiling section"}};
+  // Fields of model/train/dist that change numerics or bookkeeping, not the CP schedule or its cost.
+  static const std::vector<std::pair<std::string, std::string>> fields{
+      {"model.hidden_dropout", "dropout"},
+      {"model.attention_dropout", "dropout"},
+      {"model.normalization", "the normalization kind"},
+      {"model.layernorm_epsilon", "the normalization epsilon"},
+      {"model.position_embedding_type", "the position embedding"},
+      {"model.rotary_base", "the rotary embedding base"},
+      {"model.rotary_percent", "the rotary embedding fraction"},
+      {"model.init_method_std", "weight initialisation"},
+      {"model.share_embeddings_and_output_weights", "embedding weight sharing"},
+      {"model.make_vocab_size_divisible_by", "vocabulary padding"},
+      {"model.apply_rope_fusion", "kernel fusion switches"},
+      {"model.bias_activation_fusion", "kernel fusion switches"},
+      {"model.masked_softmax_fusion", "kernel fusion switches"},
+      {"model.gradient_accumulation_fusion", "kernel fusion switches"},
+      {"train.train_iters", "the number of training iterations"},
+      {"train.eval_iters", "evaluation"},
+      {"train.eval_interval", "evaluation"},
+      {"train.manual_gc", "garbage-collection settings"}};
+  for (const auto& [s, what] : sections)
+    if (path == s || path.compare(0, s.size() + 1, s + ".") == 0) return what;
+  for (const auto& [f, what] : fields)
+    if (path == f) return what;
+  return "";
 }
 
 }  // namespace hcpsim::schema

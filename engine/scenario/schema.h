@@ -17,7 +17,12 @@ const std::vector<std::string>& all_paths();
 std::size_t edit_distance(const std::string& a, const std::string& b);
 // The closest candidate within a small edit distance, or "" when none is close.
 std::string closest(const std::string& word, const std::vector<std::string>& candidates);
-// "did you mean 'x'?" or the list of valid keys when nothing is close.
+// "did you mean 'x'?", or the three nearest valid keys when nothing is close.
 std::string did_you_mean(const std::string& word, const std::vector<std::string>& candidates);
+
+// Megatron-Bridge / Megatron-Core fields (and whole Bridge config sections) that are real but that
+// hcpsim does not model: accepted with a warning. Returns what is ignored ("dropout", "the optimizer
+// section", ...) for such a path, else "".
+std::string unmodelled_bridge_field(const std::string& path);
 
 }  // namespace hcpsim::schema

@@ -1,5 +1,5 @@
-// Validation rules 1-9 of SCENARIO.md. Messages quote Megatron-LM, Megatron-Bridge or Transformer
-// Engine where those have their own text for the rule (spec/cp-schedules.md section 2).
+// Validation rules 1-9 of docs/scenario.md "Rules". Messages quote Megatron-LM, Megatron-Bridge or Transformer
+// Engine where those have their own text for the rule (docs/scenario.md "Rules").
 #include "engine/scenario/validate.h"
 
 #include <algorithm>

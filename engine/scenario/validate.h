@@ -1,5 +1,5 @@
 #pragma once
-// Validation rules of SCENARIO.md (1-9), quoting Megatron-LM / Megatron-Bridge / TE messages.
+// Validation rules 1-9 of docs/scenario.md "Rules", quoting Megatron-LM / Megatron-Bridge / TE messages.
 #include "engine/core/diagnostics.h"
 #include "engine/scenario/scenario.h"
 

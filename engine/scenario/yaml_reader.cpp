@@ -132,7 +132,10 @@ bool YamlReader::check_map(const YAML::Node& n, const std::string& path, const s
       continue;
     }
     if (std::find(valid.begin(), valid.end(), k) == valid.end()) {
-      error(key, p, "unknown key '" + clip(k) + "'", {schema::did_you_mean(k, valid)});
+      if (const std::string what = schema::unmodelled_bridge_field(p); !what.empty())
+        warning(key, p, "Megatron-Bridge field accepted but not modelled by hcpsim: " + what + " is ignored");
+      else
+        error(key, p, "unknown key '" + clip(k) + "'", {schema::did_you_mean(k, valid)});
       continue;
     }
     record(key, p);

@@ -51,7 +51,7 @@ void require_hierarchical(const ScheduleContext& ctx) {
     throw std::invalid_argument(
         "layer " + std::to_string(ctx.layer) +
         ": cp_comm_type a2a+p2p needs model.hierarchical_context_parallel_sizes [A, P] with A*P = cp "
-        "(without them Megatron silently disables CP, spec 5)");
+        "(without them Megatron silently disables CP: docs/schedules.md, \"The silent-disable pitfall\")");
 }
 
 }  // namespace
@@ -91,16 +91,7 @@ namespace {
 
 AttentionShape local_shape(const ScheduleContext& ctx) {
   const auto& z = ctx.sz;
-  AttentionShape a;
-  a.batch = z.b;
-  a.q_len = a.kv_len = z.s;
-  a.heads = z.h_t;
-  a.kv_heads = z.g_t;
-  a.head_dim_qk = z.d_qk;
-  a.head_dim_v = z.d_v;
-  a.section = z.causal ? MaskSection::Causal : MaskSection::Full;
-  a.pairs = attention_pairs(a.section, a.q_len, a.kv_len);
-  return a;
+  return attention_shape(z.b, z.s, z.s, z.h_t, z.g_t, z.d_qk, z.d_v, z.causal ? MaskSection::Causal : MaskSection::Full);
 }
 
 }  // namespace
@@ -109,10 +100,7 @@ void build_local_forward(ScheduleContext& ctx) {
   const auto& z = ctx.sz;
   const AttentionShape a = local_shape(ctx);
   for (int rank = 0; rank < ctx.layout.world_size(); ++rank) {
-    const TaskId t = ctx.add(rank, TaskKind::AttentionForward, Stream::Main, "attn", -1,
-                             2.0 * z.b * a.heads * (z.d_qk + z.d_v) * a.pairs,
-                             attention_hbm_bytes(z, Pass::Forward, a.q_len, a.kv_len, a.heads, a.kv_heads));
-    ctx.set_attention(t, a);
+    const TaskId t = ctx.add_attention(rank, Pass::Forward, Stream::Main, -1, a);
     ctx.payload(t, PayloadOp::AttnFwd, {ctx.key(BufName::Q), ctx.key(BufName::K), ctx.key(BufName::V)},
                 {ctx.key(BufName::Out), ctx.key(BufName::Lse, 0)}, {0, z.s, 0, z.s, z.causal ? 1 : 0});
   }
@@ -122,10 +110,7 @@ void build_local_backward(ScheduleContext& ctx) {
   const auto& z = ctx.sz;
   const AttentionShape a = local_shape(ctx);
   for (int rank = 0; rank < ctx.layout.world_size(); ++rank) {
-    const TaskId t = ctx.add(rank, TaskKind::AttentionBackward, Stream::Main, "attn_bwd", -1,
-                             2.0 * z.b * a.heads * (3.0 * z.d_qk + 2.0 * z.d_v) * a.pairs,
-                             attention_hbm_bytes(z, Pass::Backward, a.q_len, a.kv_len, a.heads, a.kv_heads));
-    ctx.set_attention(t, a);
+    const TaskId t = ctx.add_attention(rank, Pass::Backward, Stream::Main, -1, a);
     ctx.payload(t, PayloadOp::AttnBwd,
                 {ctx.key(BufName::Q), ctx.key(BufName::K), ctx.key(BufName::V), ctx.key(BufName::Out),
                  ctx.key(BufName::DOut), ctx.key(BufName::Lse, 0)},

@@ -1,6 +1,6 @@
 #pragma once
-// Hierarchical a2a+p2p (spec 3.6) and flat p2p (spec 3.2/3.3), composed from the a2a and ring
-// builders, plus plain local attention (cp = 1, or the silent-disable pitfall of spec 5).
+// Hierarchical a2a+p2p (docs/schedules.md "a2a+p2p") and flat p2p ("p2p ring"), composed from the a2a and ring
+// builders, plus plain local attention (cp = 1, or the silent-disable pitfall of docs/schedules.md).
 #include "engine/schedule/schedule_context.h"
 
 namespace hcpsim::schedule {

@@ -128,16 +128,8 @@ std::vector<std::int64_t> full_args(std::int64_t L, bool causal) { return {0, L,
 
 AttentionShape full_shape(const ScheduleContext& ctx, int A) {
   const auto& z = ctx.sz;
-  AttentionShape a;
-  a.batch = z.b;
-  a.q_len = a.kv_len = z.s * A;
-  a.heads = z.h_t / A;
-  a.kv_heads = z.g_t / A;
-  a.head_dim_qk = z.d_qk;
-  a.head_dim_v = z.d_v;
-  a.section = z.causal ? MaskSection::Causal : MaskSection::Full;
-  a.pairs = attention_pairs(a.section, a.q_len, a.kv_len);
-  return a;
+  return attention_shape(z.b, z.s * A, z.s * A, z.h_t / A, z.g_t / A, z.d_qk, z.d_v,
+                         z.causal ? MaskSection::Causal : MaskSection::Full);
 }
 
 }  // namespace
@@ -150,12 +142,9 @@ void build_a2a_forward(ScheduleContext& ctx, GroupKind group, Stream nccl) {
                     {"k", BufName::K, BufName::LevelK, z.g_t, z.d_qk, 0, 1},
                     {"v", BufName::V, BufName::LevelV, z.g_t, z.d_v, 0, 2}});
   const AttentionShape a = full_shape(ctx, A);
-  const double flops = 2.0 * z.b * a.heads * (z.d_qk + z.d_v) * a.pairs;
   for (const auto& grp : ctx.layout.groups(group))
     for (int rank : grp) {
-      const TaskId t = ctx.add(rank, TaskKind::AttentionForward, Stream::Main, "attn", -1, flops,
-                               attention_hbm_bytes(z, Pass::Forward, a.q_len, a.kv_len, a.heads, a.kv_heads));
-      ctx.set_attention(t, a);
+      const TaskId t = ctx.add_attention(rank, Pass::Forward, Stream::Main, -1, a);
       ctx.payload(t, PayloadOp::AttnFwd, {ctx.key(BufName::LevelQ), ctx.key(BufName::LevelK), ctx.key(BufName::LevelV)},
                   {ctx.key(BufName::LevelOut), ctx.key(BufName::Lse, 0)}, full_args(a.q_len, z.causal));
     }
@@ -167,12 +156,9 @@ void build_a2a_backward(ScheduleContext& ctx, GroupKind group, Stream nccl) {
   const int A = group_size(ctx, group);
   build_a2a_before(ctx, group, nccl, {{"do", BufName::DOut, BufName::LevelDOut, z.h_t, z.d_v, 0, 4}});
   const AttentionShape a = full_shape(ctx, A);
-  const double flops = 2.0 * z.b * a.heads * (3.0 * z.d_qk + 2.0 * z.d_v) * a.pairs;
   for (const auto& grp : ctx.layout.groups(group))
     for (int rank : grp) {
-      const TaskId t = ctx.add(rank, TaskKind::AttentionBackward, Stream::Main, "attn_bwd", -1, flops,
-                               attention_hbm_bytes(z, Pass::Backward, a.q_len, a.kv_len, a.heads, a.kv_heads));
-      ctx.set_attention(t, a);
+      const TaskId t = ctx.add_attention(rank, Pass::Backward, Stream::Main, -1, a);
       ctx.payload(t, PayloadOp::AttnBwd,
                   {ctx.key(BufName::LevelQ), ctx.key(BufName::LevelK), ctx.key(BufName::LevelV),
                    ctx.key(BufName::LevelOut), ctx.key(BufName::LevelDOut), ctx.key(BufName::Lse, 0)},

@@ -1,6 +1,6 @@
 #pragma once
-// The all-to-all exchanges of AttnFuncWithCPAndQKVOA2A (spec 3.4), reusable on any group kind:
-// the flat CP group (cp_comm_type a2a) or the level-0 groups of a2a+p2p (spec 3.6).
+// The all-to-all exchanges of AttnFuncWithCPAndQKVOA2A (docs/schedules.md "a2a / Ulysses"), reusable on any group kind:
+// the flat CP group (cp_comm_type a2a) or the level-0 groups of a2a+p2p.
 #include <string>
 #include <vector>
 

@@ -64,18 +64,8 @@ void collective(ScheduleContext& ctx, const Collective& c) {
 AttentionShape shape(const ScheduleContext& ctx, int step, int r, int cp) {
   const auto& z = ctx.sz;
   const std::int64_t c = z.s / 2;
-  AttentionShape a;
-  a.batch = z.b;
-  a.q_len = c;
-  a.kv_len = all_gather_kv_len(step, r, cp, c, z.causal);
-  a.heads = z.h_t;
-  a.kv_heads = z.g_t;
-  a.head_dim_qk = z.d_qk;
-  a.head_dim_v = z.d_v;
-  a.section = z.causal ? MaskSection::BottomRight : MaskSection::Full;
-  a.pairs = attention_pairs(a.section, a.q_len, a.kv_len);
-  a.kv_source = -1;
-  return a;
+  return attention_shape(z.b, c, all_gather_kv_len(step, r, cp, c, z.causal), z.h_t, z.g_t, z.d_qk, z.d_v,
+                         z.causal ? MaskSection::BottomRight : MaskSection::Full);
 }
 
 void gather_kv(ScheduleContext& ctx, int version0) {
@@ -113,10 +103,7 @@ void build_all_gather_forward(ScheduleContext& ctx) {
       for (int step = 0; step < 2; ++step) {
         const Stream st = step == 0 ? Stream::Main : Stream::Cp;
         const AttentionShape a = shape(ctx, step, r, cp);
-        const TaskId t = ctx.add(rank, TaskKind::AttentionForward, st, "attn", step,
-                                 2.0 * z.b * a.heads * (z.d_qk + z.d_v) * a.pairs,
-                                 attention_hbm_bytes(z, Pass::Forward, a.q_len, a.kv_len, a.heads, a.kv_heads));
-        ctx.set_attention(t, a);
+        const TaskId t = ctx.add_attention(rank, Pass::Forward, st, step, a);
         ctx.payload(t, PayloadOp::AttnFwd,
                     {ctx.key(BufName::Q), ctx.key(BufName::FullKV, 0), ctx.key(BufName::FullKV, 1)},
                     {ctx.key(BufName::StepOut, step), ctx.key(BufName::StepLse, step)},
@@ -149,10 +136,7 @@ void build_all_gather_backward(ScheduleContext& ctx) {
       for (int step = 0; step < 2; ++step) {
         const Stream st = step == 0 ? Stream::Main : Stream::Cp;
         const AttentionShape a = shape(ctx, step, r, cp);
-        const TaskId t = ctx.add(rank, TaskKind::AttentionBackward, st, "attn_bwd", step,
-                                 2.0 * z.b * a.heads * (3.0 * z.d_qk + 2.0 * z.d_v) * a.pairs,
-                                 attention_hbm_bytes(z, Pass::Backward, a.q_len, a.kv_len, a.heads, a.kv_heads));
-        ctx.set_attention(t, a);
+        const TaskId t = ctx.add_attention(rank, Pass::Backward, st, step, a);
         ctx.payload(t, PayloadOp::AttnBwd,
                     {ctx.key(BufName::Q), ctx.key(BufName::FullKV, 2), ctx.key(BufName::FullKV, 3),
                      ctx.key(BufName::Out), ctx.key(BufName::DOut), ctx.key(BufName::StepLse, step)},

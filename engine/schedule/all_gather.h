@@ -1,5 +1,5 @@
 #pragma once
-// all_gather mode (TE AttnFuncWithCPAndKVAllGather, spec 3.5) on the flat CP group.
+// all_gather mode (TE AttnFuncWithCPAndKVAllGather, docs/schedules.md) on the flat CP group.
 #include "engine/schedule/schedule_context.h"
 
 namespace hcpsim::schedule {

@@ -1,6 +1,7 @@
 // build_task_graph: per layer (its own cp_comm_type), forward of layers 0..L-1 in order, then
 // backward of layers L-1..0; one schedule builder per cp_comm_type. Layers chain through stream
 // order: the first task of a layer on a rank follows that rank's last main-stream task.
+#include <algorithm>
 #include <stdexcept>
 #include <string>
 
@@ -18,6 +19,11 @@ GraphOptions graph_options_from(const Scenario& s) {
   o.forward = s.simulation.forward;
   o.backward = s.simulation.backward && s.train.mode == TrainMode::Train;   // prefill: forward only
   o.layers = s.simulation.layers;
+  // A per-layer list: simulate at least up to the first layer of every distinct comm type.
+  for (std::size_t i = 0; i < s.model.cp_comm_type.size(); ++i)
+    if (std::find(s.model.cp_comm_type.begin(), s.model.cp_comm_type.begin() + i, s.model.cp_comm_type[i]) ==
+        s.model.cp_comm_type.begin() + i)
+      o.layers = std::max(o.layers, static_cast<int>(i) + 1);
   o.whole_layer = s.model.ffn_hidden_size > 0;
   return o;
 }

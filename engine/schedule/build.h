@@ -16,7 +16,7 @@ struct GraphOptions {
   int layers = 1;                 // layers built explicitly
   bool whole_layer = false;       // add GEMMs and TP collectives around attention (needs ffn_hidden_size)
   bool with_payloads = false;     // fill TaskPayload for the reference executor
-  // Testing only: reproduce the silent-disable pitfall (spec 5): each rank attends to its own chunk.
+  // Testing only: reproduce the silent-disable pitfall (docs/schedules.md): each rank attends to its own chunk.
   bool silent_disable_pitfall = false;
 };
 

@@ -75,24 +75,9 @@ double kv_bytes(const ScheduleContext& ctx, const RingIO& io) {
 
 AttentionShape shape_of(const ScheduleContext& ctx, const RingIO& io, MaskSection m, int source) {
   const Tile t = tile_of(m, io.c);
-  AttentionShape a;
-  a.batch = ctx.sz.b;
-  a.q_len = t.q_len;
-  a.kv_len = t.kv_len;
-  a.heads = io.heads;
-  a.kv_heads = io.kv_heads;
-  a.head_dim_qk = ctx.sz.d_qk;
-  a.head_dim_v = ctx.sz.d_v;
-  a.section = m;
-  a.pairs = attention_pairs(m, t.q_len, t.kv_len);
+  AttentionShape a = attention_shape(ctx.sz.b, t.q_len, t.kv_len, io.heads, io.kv_heads, ctx.sz.d_qk, ctx.sz.d_v, m);
   a.kv_source = source;
   return a;
-}
-
-double attn_flops(const ScheduleContext& ctx, const AttentionShape& a, Pass p) {
-  const auto& z = ctx.sz;
-  const double per_pair = p == Pass::Forward ? (z.d_qk + z.d_v) : (3.0 * z.d_qk + 2.0 * z.d_v);
-  return 2.0 * z.b * a.heads * per_pair * a.pairs;
 }
 
 std::vector<std::int64_t> tile_args(const Tile& t) {
@@ -170,9 +155,7 @@ void build_ring_forward(ScheduleContext& ctx, const RingIO& io) {
         }
         const MaskSection m = ring_forward_section(i, r, causal);
         const AttentionShape a = shape_of(ctx, io, m, ((r - i) % R + R) % R);
-        const TaskId at = ctx.add(rank, TaskKind::AttentionForward, st, "attn", i, attn_flops(ctx, a, Pass::Forward),
-                                  attention_hbm_bytes(z, Pass::Forward, a.q_len, a.kv_len, a.heads, a.kv_heads));
-        ctx.set_attention(at, a);
+        const TaskId at = ctx.add_attention(rank, Pass::Forward, st, i, a);
         ctx.payload(at, PayloadOp::AttnFwd, {ctx.key(io.q), ctx.key(BufName::KV, i)},
                     {ctx.key(BufName::StepOut, i), ctx.key(BufName::StepLse, i)}, tile_args(tile_of(m, io.c)));
         if (i >= 1) merge(rank, r, i - 1);
@@ -254,10 +237,7 @@ void build_ring_backward(ScheduleContext& ctx, const RingIO& io) {
 
         const MaskSection m = ring_backward_section(i, r, R, causal);
         const AttentionShape a = shape_of(ctx, io, m, (r + i + 1) % R);
-        const TaskId at = ctx.add(rank, TaskKind::AttentionBackward, Stream::Main, "attn_bwd", i,
-                                  attn_flops(ctx, a, Pass::Backward),
-                                  attention_hbm_bytes(z, Pass::Backward, a.q_len, a.kv_len, a.heads, a.kv_heads));
-        ctx.set_attention(at, a);
+        const TaskId at = ctx.add_attention(rank, Pass::Backward, Stream::Main, i, a);
         ctx.payload(at, PayloadOp::AttnBwd,
                     {ctx.key(io.q), ctx.key(BufName::BwdKV, i), ctx.key(io.out), ctx.key(io.dout),
                      ctx.key(BufName::Lse, R - 1)},

@@ -1,5 +1,5 @@
 #pragma once
-// The KV ring of AttnFuncWithCPAndKVP2P (spec 3.2 forward, 3.3 backward), on any set of rings:
+// The KV ring of AttnFuncWithCPAndKVP2P (docs/schedules.md "p2p ring"), on any set of rings:
 // flat p2p (rings = CP groups, R = cp) or the level-1 rings of a2a+p2p (rings = HCP_P2P groups,
 // R = P). Inputs and outputs are named buffers so a2a+p2p can put the a2a level around it.
 #include "engine/schedule/schedule_context.h"
@@ -17,7 +17,7 @@ struct RingIO {
   BufName dk = BufName::DK, dv = BufName::DV, dkv = BufName::LevelDKV;
 };
 
-// Forward section of ring step i for ring rank r (spec 3.8): diag i=0, lower 1<=i<=r, upper i>r.
+// Forward section of ring step i for ring rank r : diag i=0, lower 1<=i<=r, upper i>r.
 MaskSection ring_forward_section(int i, int r, bool causal);
 // Backward section of step i: diag i=R-1, lower i>=R-r-1, upper otherwise.
 MaskSection ring_backward_section(int i, int r, int R, bool causal);

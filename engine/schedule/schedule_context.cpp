@@ -18,24 +18,6 @@ Sizes sizes_of(const Scenario& s) {
   return z;
 }
 
-double attention_pairs(MaskSection m, std::int64_t q_len, std::int64_t kv_len) {
-  const double q = static_cast<double>(q_len), k = static_cast<double>(kv_len);
-  switch (m) {
-    case MaskSection::Diagonal:
-    case MaskSection::Causal:
-      // top-left causal over equal lengths: q(q+1)/2
-      return q * (q + 1) / 2;
-    case MaskSection::BottomRight:
-      // row i (0-based) sees kv_len - q_len + i + 1 keys
-      return q * (k - q) + q * (q + 1) / 2;
-    case MaskSection::Lower:
-    case MaskSection::Upper:
-    case MaskSection::Full:
-      return q * k;
-  }
-  return 0;
-}
-
 double attention_hbm_bytes(const Sizes& z, Pass pass, std::int64_t q_len, std::int64_t kv_len,
                            int heads, int kv_heads) {
   const double q = static_cast<double>(z.b) * static_cast<double>(q_len) * heads;
@@ -111,6 +93,15 @@ std::vector<TaskId> ScheduleContext::take_waits(int rank, Stream stream) {
 
 void ScheduleContext::set_attention(TaskId t, const AttentionShape& a) {
   g.task(t).attention = g.add_attention(a);
+}
+
+TaskId ScheduleContext::add_attention(int rank, Pass pass, Stream stream, int step, const AttentionShape& a) {
+  const bool fwd = pass == Pass::Forward;
+  const TaskId t = add(rank, fwd ? TaskKind::AttentionForward : TaskKind::AttentionBackward, stream,
+                       fwd ? "attn" : "attn_bwd", step, attention_flops(a, pass),
+                       attention_hbm_bytes(sz, pass, a.q_len, a.kv_len, a.heads, a.kv_heads));
+  set_attention(t, a);
+  return t;
 }
 
 void ScheduleContext::payload(TaskId t, PayloadOp op, std::vector<std::uint64_t> in,

@@ -1,7 +1,7 @@
 #pragma once
 // ScheduleContext: the state a schedule builder needs while it appends the tasks of one layer and
 // pass — per-rank stream order (the last task issued on each stream), pending stream waits, and
-// the shared sizes of the scenario (spec 3.7). Every builder in this folder goes through it, so
+// the shared sizes of the scenario (docs/schedules.md). Every builder in this folder goes through it, so
 // "a task follows the previous task of its stream" and "an NCCL call starts only after the work
 // already queued on its issuing stream" are implemented once.
 #include <array>
@@ -9,6 +9,7 @@
 #include <string_view>
 #include <vector>
 
+#include "engine/graph/attention_work.h"
 #include "engine/graph/task_graph.h"
 #include "engine/layout/rank_layout.h"
 #include "engine/scenario/scenario.h"
@@ -16,7 +17,7 @@
 
 namespace hcpsim::schedule {
 
-// Sizes shared by all modes (spec 0 and 3.7). Element counts, not bytes, unless named _bytes.
+// Sizes shared by all modes (notation and sizes of docs/schedules.md). Element counts, not bytes, unless named _bytes.
 struct Sizes {
   int b = 1;                  // micro-batch size
   std::int64_t S = 0;         // global sequence length, tokens
@@ -27,9 +28,6 @@ struct Sizes {
   bool causal = true;
 };
 Sizes sizes_of(const Scenario& s);
-
-// Exact (q,k) pairs of one attention kernel per head and batch element (spec 3.7).
-double attention_pairs(MaskSection m, std::int64_t q_len, std::int64_t kv_len);
 
 class ScheduleContext {
  public:
@@ -63,6 +61,9 @@ class ScheduleContext {
 
   // Records an attention shape on task `t`.
   void set_attention(TaskId t, const AttentionShape& a);
+  // An attention kernel of shape `a` ("attn" / "attn_bwd"): its FLOPs (attention_flops), HBM bytes
+  // and shape recorded.
+  TaskId add_attention(int rank, Pass pass, Stream stream, int step, const AttentionShape& a);
   // Attaches a payload when options.with_payloads (no-op otherwise).
   void payload(TaskId t, PayloadOp op, std::vector<std::uint64_t> in, std::vector<std::uint64_t> out,
                std::vector<std::int64_t> args = {});

@@ -73,7 +73,14 @@ void write_chrome_trace(const Trace& t, std::ostream& os) {
   const int gpn = t.gpus_per_node > 0 ? t.gpus_per_node : 8;
   os << "{\"displayTimeUnit\":\"ns\",\"otherData\":{\"scenario\":";
   write_escaped(os, t.scenario);
-  os << ",\"backend\":";
+  os << ",\"configuration\":";
+  write_escaped(os, t.configuration);
+  os << ",\"overrides\":[";
+  for (std::size_t i = 0; i < t.overrides.size(); ++i) {
+    if (i) os << ',';
+    write_escaped(os, t.overrides[i]);
+  }
+  os << "],\"backend\":";
   write_escaped(os, t.backend);
   os << ",\"world_size\":" << t.world_size << ",\"gpus_per_node\":" << gpn << "},\n\"traceEvents\":[\n";
   // Metadata: name every process (node) and thread (rank x stream) that has events.
@@ -174,6 +181,8 @@ Trace read_chrome_trace(const std::string& path) {
     events = &*it;
     if (auto od = doc.find("otherData"); od != doc.end() && od->is_object()) {
       t.scenario = od->value("scenario", std::string());
+      t.configuration = od->value("configuration", std::string());
+      t.overrides = od->value("overrides", std::vector<std::string>());
       t.backend = od->value("backend", std::string());
       t.world_size = od->value("world_size", 0);
       t.gpus_per_node = od->value("gpus_per_node", 8);

@@ -26,7 +26,9 @@ struct TraceEvent {
 };
 
 struct Trace {
-  std::string scenario;
+  std::string scenario;                 // Scenario::display_name()
+  std::string configuration;            // Scenario::configuration(): what was resolved
+  std::vector<std::string> overrides;   // the overrides applied to the scenario file
   std::string backend;
   int world_size = 0;
   int gpus_per_node = 8;

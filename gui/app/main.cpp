@@ -24,20 +24,25 @@ int usage(const QString& msg) {
 
 int main(int argc, char** argv) {
   bool shot = false;
-  for (int i = 1; i < argc; ++i) shot = shot || std::strcmp(argv[i], "--screenshot") == 0;
+  // Screenshots and --help need no display: use the offscreen platform when there is none.
+  for (int i = 1; i < argc; ++i)
+    shot = shot || std::strcmp(argv[i], "--screenshot") == 0 || std::strcmp(argv[i], "--help") == 0 ||
+           std::strcmp(argv[i], "-h") == 0;
   if (shot && !std::getenv("QT_QPA_PLATFORM") && !std::getenv("DISPLAY")) setenv("QT_QPA_PLATFORM", "offscreen", 1);
   QApplication app(argc, argv);
   QApplication::setApplicationName("hcpsim-gui");
   QCommandLineParser cli;
   cli.setApplicationDescription(
-      "hcpsim GUI: scenario editor, layout, ring-step, timeline and chart views.\n\n"
+      "hcpsim GUI: scenario editor, layout, ring-step, timeline and chart views.\n"
+      "`hcpsim-gui FILE` opens the window on a scenario; --screenshot renders one view and exits.\n\n"
       "Examples:\n"
-      "  hcpsim-gui scenarios/llama3-70b-128k-dgx-h100-hcp.yaml\n"
       "  hcpsim-gui --screenshot layout layout.png scenarios/llama3-70b-128k-dgx-h100-hcp.yaml --color-by ring\n"
-      "  hcpsim-gui --screenshot ring ring.png scenarios/x.yaml model.context_parallel_size=4 --step 1\n"
-      "  hcpsim-gui --screenshot timeline tl.png scenarios/x.yaml            (analytic backend, in-process)\n"
-      "  hcpsim-gui --screenshot timeline tl.svg --trace pred.json --measured meas.json\n"
-      "  hcpsim-gui --screenshot chart chart.png --csv sweep.csv --x cp --y step_s --series cp_comm_type");
+      "  hcpsim-gui --screenshot ring ring.png scenarios/llama3-70b-128k-dgx-h100-hcp.yaml --step 1\n"
+      "  hcpsim-gui --screenshot timeline tl.png scenarios/llama3-8b-64k-dgx-h100-p2p.yaml   # analytic, in-process\n"
+      "  hcpsim simulate scenarios/llama3-8b-64k-dgx-h100-p2p.yaml --backend analytic --trace pred.json\n"
+      "  hcpsim-gui --screenshot timeline tl.svg --trace pred.json --measured pred.json\n"
+      "  hcpsim sweep scenarios/llama3-8b-64k-dgx-h100-p2p.yaml --vary model.context_parallel_size=2,4,8 --out sweep.csv\n"
+      "  hcpsim-gui --screenshot chart chart.png --csv sweep.csv --x model.context_parallel_size --y step_s");
   cli.addHelpOption();
   cli.addOption({"screenshot", "Render VIEW (layout, ring, timeline, chart) offscreen to OUT (.png/.svg) and exit.", "VIEW"});
   cli.addOption({"trace", "Predicted trace (Chrome JSON).", "FILE"});

@@ -39,7 +39,6 @@ class ScenarioEditor : public QWidget {
   void diagnostics_changed(int errors, int warnings);
 
  private:
-  void build_form();
   void fill_form(const Scenario& s);
   struct Field {
     QWidget* editor = nullptr;

@@ -1,30 +1,10 @@
 #include "gui/models/analytic_run.h"
 
-#include <algorithm>
-
-#include "engine/analytic/analytic_backend.h"
-#include "engine/cost/cost_model.h"
-#include "engine/layout/rank_layout.h"
-#include "engine/schedule/build.h"
+#include "engine/app/prediction.h"
 
 namespace hcpsim::gui {
 
-Trace run_analytic(const Scenario& s) {
-  const RankLayout layout = RankLayout::from_scenario(s);
-  GraphOptions o = graph_options_from(s);
-  o.whole_layer = false;
-  o.layers = 1;
-  const TaskGraph g = build_task_graph(s, layout, o);
-  const CostModel cost(s);
-  auto backend = make_analytic_backend();
-  TraceCollector sink;
-  sink.trace.scenario = s.name;
-  sink.trace.backend = backend->name();
-  sink.trace.world_size = s.world_size();
-  sink.trace.gpus_per_node = s.cluster.gpus_per_node;
-  backend->run(g, RunContext{s, layout, cost, {}}, sink);
-  return sink.trace;
-}
+Trace run_analytic(const Scenario& s) { return app::predict_attention(s, "analytic").trace; }
 
 CsvTable builtin_cp_sweep(const Scenario& base, QStringList* skipped) {
   CsvTable t;
@@ -59,15 +39,10 @@ CsvTable builtin_cp_sweep(const Scenario& base, QStringList* skipped) {
         hcp = QStringLiteral("[%1,%2]").arg(A).arg(cp / A);
       }
       try {
-        const Trace tr = run_analytic(s);
-        double b = 1e300, e = -1e300;
-        for (const auto& ev : tr.events) {
-          b = std::min(b, ev.start_s);
-          e = std::max(e, ev.end_s);
-        }
-        if (tr.events.empty()) continue;
+        const Report r = app::predict_attention(s, "analytic", SimulateOptions{false, {}}).report;
+        const double attention_s = r.attention_forward_s + r.attention_backward_s;
         t.rows.push_back(QStringList{QString::number(cp), QString::fromLatin1(to_string(type)), hcp,
-                                     QString::number(e - b, 'g', 9)});
+                                     QString::number(attention_s, 'g', 9)});
       } catch (const std::exception& ex) {
         if (skipped) *skipped << QStringLiteral("cp=%1 %2: %3").arg(cp).arg(QString::fromLatin1(to_string(type)), QString::fromUtf8(ex.what()));
       }

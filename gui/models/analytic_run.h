@@ -10,14 +10,14 @@
 
 namespace hcpsim::gui {
 
-// Builds the scenario's task graph (attention only: whole_layer off, 1 layer, its passes) and runs the
-// analytic backend. Throws std::exception with the engine's message on bad input.
+// The application layer's attention-only prediction (engine/app/prediction.h) with the analytic
+// backend: the trace of the first layer. Throws std::exception with the engine's message on bad input.
 Trace run_analytic(const Scenario& s);
 
 // cp sweep with the analytic backend: cp = 2, 4, 8, ... (dividing world/(tp*pp) and seq/2) for each
 // comm type that is valid at that cp (a2a: heads and KV heads per TP rank divisible by cp; a2a+p2p:
-// the largest valid a2a size A with 2 <= A < cp). Columns: cp, cp_comm_type, hcp, attention_s
-// (forward + backward of one layer on the slowest rank). Skipped points go to `skipped` when non-null.
+// the largest valid a2a size A with 2 <= A < cp). Columns: cp, cp_comm_type, hcp, attention_s (the
+// report's attention_forward_s + attention_backward_s of one layer). Skipped points go to `skipped` when non-null.
 CsvTable builtin_cp_sweep(const Scenario& s, QStringList* skipped = nullptr);
 
 }  // namespace hcpsim::gui

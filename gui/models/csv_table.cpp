@@ -4,38 +4,18 @@
 #include <algorithm>
 #include <stdexcept>
 
+#include "engine/planning/sweep_result.h"
+
 namespace hcpsim::gui {
 namespace {
 
-// Splits one CSV record; returns false on an unterminated quote.
+// Splits one CSV record with the engine's splitter (the one sweeps write and resume with); false on
+// an unterminated quote (an odd number of quote characters: escaped quotes come in pairs).
 bool split_record(const QString& line, QStringList& out) {
   out.clear();
-  QString cur;
-  bool quoted = false;
-  for (int i = 0; i < line.size(); ++i) {
-    const QChar ch = line[i];
-    if (quoted) {
-      if (ch == '"') {
-        if (i + 1 < line.size() && line[i + 1] == '"') {
-          cur += '"';
-          ++i;
-        } else {
-          quoted = false;
-        }
-      } else {
-        cur += ch;
-      }
-    } else if (ch == '"') {
-      quoted = true;
-    } else if (ch == ',') {
-      out << cur.trimmed();
-      cur.clear();
-    } else {
-      cur += ch;
-    }
-  }
-  out << cur.trimmed();
-  return !quoted;
+  for (const std::string& field : planning::split_csv_line(line.toStdString()))
+    out << QString::fromStdString(field).trimmed();
+  return line.count('"') % 2 == 0;
 }
 
 bool to_number(const QString& s, double& v) {

@@ -1,9 +1,9 @@
 #pragma once
 // Ring-step teaching model: for one CP group, which sequence chunks each rank holds at each step and
 // which blocks of the causal block matrix (2*cp x 2*cp chunks) each (ring position, step) computes.
-// Derived from spec/cp-schedules.md 3.1 (dual-chunk layout), 3.2 (sections, kv source
-// j = (p - t) mod P), 3.4 (a2a), 3.5 (all_gather) and 3.6 (a2a+p2p: ring chunk D_p covers the A
-// global chunks [pA, pA+A), D_{2P-1-p} covers [2cp-pA-A, 2cp-pA)).
+// Derived from docs/schedules.md: the dual-chunk data layout, the ring's sections (kv source
+// j = (p - t) mod P), a2a, all_gather and a2a+p2p (ring chunk D_p covers the A global chunks
+// [pA, pA+A), D_{2P-1-p} covers [2cp-pA-A, 2cp-pA)).
 #include <string>
 #include <vector>
 

@@ -3,14 +3,13 @@
 #include <QChart>
 #include <QLegend>
 #include <QLineSeries>
-#include <QLogValueAxis>
 #include <QScatterSeries>
 #include <QValueAxis>
 #include <algorithm>
-#include <cmath>
 #include <map>
 
 #include "gui/models/colors.h"
+#include "gui/models/sweep_chart_builder.h"
 
 namespace hcpsim::gui {
 
@@ -21,62 +20,11 @@ ChartView::ChartView(QWidget* parent) : QChartView(parent) {
 }
 
 int ChartView::show_sweep(const CsvTable& t, const ChartColumns& c, const QString& title) {
-  auto* chart = new QChart;
-  chart->setTitle(title);
-  chart->setBackgroundBrush(background_color());
-  const auto series = chart_series(t, c);
-  double x0 = 1e300, x1 = -1e300, y1 = 0;
-  for (const auto& [name, pts] : series)
-    for (const auto& pt : pts) {
-      x0 = std::min(x0, pt.x());
-      x1 = std::max(x1, pt.x());
-      y1 = std::max(y1, pt.y());
-    }
-  // Seconds columns below one second are shown in ms; x spanning a factor >= 4 on a log2 axis
-  // (cp = 2, 4, 8, ...).
-  const QString yname = c.y >= 0 ? t.header[c.y] : QStringLiteral("y");
-  const bool ms = yname.endsWith("_s") && y1 > 0 && y1 < 1;
-  const double yscale = ms ? 1e3 : 1.0;
-  const bool log_x = x0 > 0 && x1 / x0 >= 4;
-  QAbstractAxis* ax = nullptr;
-  if (log_x) {
-    auto* lx = new QLogValueAxis;
-    lx->setBase(2);
-    lx->setLabelFormat("%g");
-    lx->setRange(x0 / 1.25, x1 * 1.25);
-    ax = lx;
-  } else {
-    auto* vx = new QValueAxis;
-    vx->setLabelFormat("%g");
-    if (x1 >= x0) vx->setRange(x0, x1);
-    vx->applyNiceNumbers();
-    ax = vx;
-  }
-  ax->setTitleText(c.x >= 0 ? t.header[c.x] : QStringLiteral("x"));
-  auto* ay = new QValueAxis;
-  ay->setTitleText(ms ? yname.left(yname.size() - 2) + " (ms)" : yname);
-  ay->setLabelFormat("%g");
-  ay->setRange(0, y1 * yscale * 1.1 + 1e-15);
-  ay->applyNiceNumbers();
-  chart->addAxis(ax, Qt::AlignBottom);
-  chart->addAxis(ay, Qt::AlignLeft);
-  int n = 0;
-  for (const auto& [name, pts] : series) {
-    auto* line = new QLineSeries;
-    line->setName(name);
-    line->setPointsVisible(true);
-    line->setPen(QPen(group_index_color(n * 3 + 1).darker(115), 2.5));
-    for (const auto& pt : pts) line->append(pt.x(), pt.y() * yscale);
-    chart->addSeries(line);
-    line->attachAxis(ax);
-    line->attachAxis(ay);
-    ++n;
-  }
-  chart->legend()->setAlignment(Qt::AlignRight);
+  const planning::ChartData data = chart_data_from_table(t, c, title);
   QChart* old = this->chart();
-  setChart(chart);
+  setChart(build_sweep_chart(data));
   delete old;
-  return n;
+  return static_cast<int>(data.series.size());
 }
 
 int ChartView::show_predicted_vs_measured(const TimelineTrace& predicted, const TimelineTrace& measured) {

@@ -77,6 +77,11 @@ bool render_screenshot(const ScreenshotRequest& r, const Scenario* s, QString* e
       ChartView v;
       if (!r.csv.isEmpty()) {
         const CsvTable t = load_csv(r.csv);
+        for (const auto& [option, name] : {std::pair{QStringLiteral("--x"), r.x}, std::pair{QStringLiteral("--y"), r.y},
+                                           std::pair{QStringLiteral("--series"), r.series}})
+          if (!name.isEmpty() && t.column(name) < 0)
+            return fail(error, option + " '" + name + "': " + r.csv + " has no such column; valid columns: " +
+                                   t.header.join(", "));
         const ChartColumns c = guess_chart_columns(t, r.x, r.y, r.series);
         if (c.x < 0 || c.y < 0) return fail(error, r.csv + ": no numeric x/y columns found (use --x/--y)");
         const QString title = (s ? QString::fromStdString(s->name) + ": " : QString()) + t.header[c.y] + " vs " + t.header[c.x];

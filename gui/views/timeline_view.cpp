@@ -79,7 +79,7 @@ QString TimelineView::tooltip_at(QPointF pt) const {
                     .arg(lane.rank).arg(QString::fromStdString(lane.stream))
                     .arg(TimelineGeometry::format_time(e.start_s))
                     .arg(TimelineGeometry::format_time(e.end_s - e.start_s));
-    if (e.has_kind) s += QStringLiteral("<br>kind %1").arg(QString::fromLatin1(to_string(e.kind)));
+    s += QStringLiteral("<br>kind %1").arg(QString::fromLatin1(to_string(e.kind)));
     if (e.bytes > 0) s += QStringLiteral("<br>bytes %1").arg(format_bytes(e.bytes));
     if (e.flops > 0) {
       s += QStringLiteral("<br>FLOPs %1").arg(format_flops(e.flops));
@@ -91,7 +91,7 @@ QString TimelineView::tooltip_at(QPointF pt) const {
       for (int r : e.peers) peers << QString::number(r);
       s += QStringLiteral("<br>peers %1").arg(peers.join(", "));
     }
-    if (e.task >= 0) s += QStringLiteral("<br>task %1").arg(e.task);
+    s += QStringLiteral("<br>task %1").arg(e.task);
     return s;
   }
   return {};
@@ -112,7 +112,7 @@ void TimelineView::paint_trace(QPainter& p, const TimelineGeometry& g, const Tim
       if (r.left() < TimelineGeometry::kLabelWidth) r.setLeft(TimelineGeometry::kLabelWidth);
       if (r.width() <= 1.0 && std::floor(r.left()) == last_px) continue;   // same pixel column
       last_px = std::floor(r.left());
-      QColor c = e.has_kind ? task_kind_color(e.kind) : QColor(0x90, 0x90, 0x90);
+      QColor c = task_kind_color(e.kind);
       if (overlay == 1) c = c.lighter(135);
       p.setPen(r.width() > 4 ? QPen(c.darker(150), 0.8) : Qt::NoPen);
       p.setBrush(c);
@@ -187,7 +187,7 @@ void TimelineView::paintEvent(QPaintEvent*) {
              p.fontMetrics().elidedText(src, Qt::ElideRight, static_cast<int>(TimelineGeometry::kLabelWidth - 10)));
   // Legend of the kinds present.
   std::set<int> kinds;
-  for (const auto& e : pred_.events) if (e.has_kind) kinds.insert(static_cast<int>(e.kind));
+  for (const auto& e : pred_.events) kinds.insert(static_cast<int>(e.kind));
   double x = TimelineGeometry::kLabelWidth + 4;
   const double ly = height() - 16;
   p.fillRect(QRectF(0, ly - 4, width(), 20), QColor(0xfa, 0xfa, 0xf7, 230));

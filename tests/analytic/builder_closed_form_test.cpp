@@ -1,5 +1,5 @@
 // Closed forms on graphs from the real schedule builders (build_task_graph). Each expected time
-// is derived here from spec §3.7 sizes and the cost formulas of docs/metrics.md.
+// is derived here from the message sizes of docs/schedules.md and the cost formulas of docs/metrics.md.
 #include <gtest/gtest.h>
 
 #include <map>

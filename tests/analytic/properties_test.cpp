@@ -86,7 +86,7 @@ TEST(Properties, TraceFlopsMatchTheIdealShare) {
     s.simulation.backward = false;
     s.model.attn_mask_type = MaskType::Causal;
     const Outcome o = simulate(s);
-    // Spec §3.7: causal forward per rank = 2*b*h*(d_qk+d_v)*(S^2/2)/(tp*cp), plus the diagonal
+    // docs/schedules.md "FLOPs": causal forward per rank = 2*b*h*(d_qk+d_v)*(S^2/2)/(tp*cp), plus the diagonal
     // terms (+c per head per diagonal kernel), which are below 1/c of it.
     const double S = static_cast<double>(s.model.seq_length);
     const double ideal = 2.0 * 16 * (128 + 128) * (S * S / 2) / (s.tp() * s.cp());

@@ -1,4 +1,4 @@
-// Closed forms on a hand-built flat p2p ring forward (spec §3.8 template, R = P ranks): the
+// Closed forms on a hand-built flat p2p ring forward (the p2p ring of docs/schedules.md, R = P ranks): the
 // expected times are derived here from the cost formulas, independently of the scheduler.
 #include <gtest/gtest.h>
 

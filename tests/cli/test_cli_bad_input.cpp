@@ -102,7 +102,13 @@ std::vector<Case> cases() {
       // --- unknown keys and presets
       {"unknown_top_key", R("model:", "modle:"), "", 1, {"FILE:2:1: error: modle: unknown key 'modle'", "hint: did you mean 'model'?", "model: missing required section"}},
       {"unknown_model_key", R("hidden_size: 4096", "hidden_sise: 4096"), "", 1, {"FILE:4:3: error: model.hidden_sise: unknown key 'hidden_sise'", "hint: did you mean 'hidden_size'?"}},
-      {"unknown_key_far_from_all", C("  warp_drive: on\n"), "", 1, {"FILE:11:3: error: cluster.warp_drive: unknown key 'warp_drive'", "hint: valid keys here: preset, nodes"}},
+      {"unknown_key_far_from_all", C("  warp_drive: on\n"), "", 1, {"FILE:11:3: error: cluster.warp_drive: unknown key 'warp_drive'", "hint: nearest valid keys: intra_node, preset, calibration"}},
+      // --- Bridge fields that are real but not modelled: a warning naming what is ignored, exit 0;
+      // an unknown backend: an error naming the valid ones
+      {"bridge_field_ignored", R("  seq_length: 131072\n", "  seq_length: 131072\n  hidden_dropout: 0.1\n"), "", 0, {"FILE:8:3: warning: model.hidden_dropout: Megatron-Bridge field accepted but not modelled by hcpsim: dropout is ignored"}},
+      {"bridge_section_ignored", kBase + "optimizer:\n  lr: 0.0003\n", "", 0, {"FILE:11:1: warning: optimizer: Megatron-Bridge field accepted but not modelled by hcpsim: the optimizer section is ignored"}},
+      {"bridge_override_ignored", kBase, "model.attention_dropout=0.0", 0, {"warning:", "model.attention_dropout", "dropout is ignored"}},
+      {"unknown_backend", kBase + "simulation:\n  backend: simgird\n", "", 1, {"FILE:12:3: error: simulation.backend: unknown backend 'simgird'; valid backends in this build:", "analytic"}},
       {"duplicate_key", R("  seq_length: 131072\n", "  seq_length: 131072\n  seq_length: 65536\n"), "", 1, {"FILE:8:3: error: model.seq_length: duplicate key 'seq_length'"}},
       {"unknown_cluster_preset", R("preset: dgx-h100", "preset: dgx-h10"), "", 1, {"FILE:10:11: error: cluster.preset: unknown cluster preset 'dgx-h10'", "hint: did you mean 'dgx-h100'?", "dgx-a100, dgx-h100, dgx-h200, gb200-nvl72"}},
       {"unknown_gpu_preset", C("  gpu: h100-pcie\n"), "", 1, {"FILE:11:8: error: cluster.gpu: unknown GPU preset 'h100-pcie'", "a100-sxm-80gb, b200, gb200, h100-sxm, h200-sxm"}},

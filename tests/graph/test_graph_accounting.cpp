@@ -1,4 +1,4 @@
-// Spec 3.7 accounting recomputed independently in the test: attention FLOPs per rank and in total,
+// The FLOP accounting of docs/schedules.md recomputed independently in the test: attention FLOPs per rank and in total,
 // bytes per message and per rank, number of steps, for every cp_comm_type.
 #include <gtest/gtest.h>
 

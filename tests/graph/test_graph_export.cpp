@@ -62,7 +62,7 @@ TEST(GraphExport, DotAndTextTeachTheRing) {
   EXPECT_EQ(dot.str().find("cluster_rank1"), std::string::npos);
   f.pass = Pass::Forward;
   write_graph_text(g, s, f, text);
-  // spec 3.6 worked example: rank 0 is ring rank 0 holding C0 C1 | C6 C7; step 1 uses ring rank 1's KV
+  // Worked example (docs/schedules.md): rank 0 is ring rank 0 holding C0 C1 | C6 C7; step 1 uses ring rank 1's KV
   EXPECT_NE(text.str().find("KV of ring rank 0 = C0 C1 | C6 C7"), std::string::npos) << text.str();
   EXPECT_NE(text.str().find("KV of ring rank 1 = C2 C3 | C4 C5"), std::string::npos) << text.str();
   EXPECT_NE(text.str().find("to rank 2, receive from rank 2"), std::string::npos) << text.str();

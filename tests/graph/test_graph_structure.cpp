@@ -1,5 +1,5 @@
-// Graph structure: acyclic, stream order, spec 3.6 section table, ring peers (spec 1.4), the
-// dependency facts of spec 3.2/3.3, layer chaining, per-layer comm types, input errors.
+// Graph structure: acyclic, stream order, the section table and ring peers of docs/schedules.md, the
+// dependency facts of its p2p ring, layer chaining, per-layer comm types, input errors.
 #include <gtest/gtest.h>
 
 #include <algorithm>
@@ -59,7 +59,7 @@ TEST(GraphStructure, EveryModeIsAcyclicAndKeepsStreamOrder) {
     for (const Task& task : g.tasks()) {
       const auto key = std::make_pair(task.rank, static_cast<int>(task.stream));
       auto it = last.find(key);
-      if (it != last.end()) EXPECT_TRUE(has_dep(g, it->second, g.id_of(task))) << to_string(t) << " " << g.display_name(task);
+      if (it != last.end()) { EXPECT_TRUE(has_dep(g, it->second, g.id_of(task))) << to_string(t) << " " << g.display_name(task); }
       last[key] = g.id_of(task);
     }
   }
@@ -114,7 +114,7 @@ TEST(GraphStructure, WholeLayerOpsWaitForAllOfAttention) {
 }
 
 TEST(GraphStructure, SectionTableForP4MatchesSpec36) {
-  // spec 3.6 table, (source, section) per step; u = upper, l = lower, d = diagonal
+  // Section table of docs/schedules.md, (source, section) per step; u = upper, l = lower, d = diagonal
   const char* fwd[4] = {"0d 3u 2u 1u", "1d 0l 3u 2u", "2d 1l 0l 3u", "3d 2l 1l 0l"};
   const char* bwd[4] = {"1u 2u 3u 0d", "2u 3u 0l 1d", "3u 0l 1l 2d", "0l 1l 2l 3d"};
   const Scenario s = testing::make_scenario(hcp_2x4());
@@ -152,7 +152,7 @@ TEST(GraphStructure, RingPeersFollowTransformerEngine) {
     }
   }
   EXPECT_GT(checked, 0);
-  // spec 1.3 example 1: global rank 4 sends to 8 and receives from 0 in the forward ring
+  // docs/schedules.md "Rank layout" example: global rank 4 sends to 8 and receives from 0 in the forward ring
   EXPECT_EQ(lay.ring_next(4), 8);
   EXPECT_EQ(lay.ring_prev(4), 0);
 }
@@ -166,16 +166,16 @@ TEST(GraphStructure, ForwardRingDependencyFacts) {
     const TaskId attn = find(g, r, "attn", Pass::Forward, i);
     ASSERT_NE(attn, kNone);
     EXPECT_EQ(g.task(attn).stream, i % 2 == 0 ? Stream::Main : Stream::Cp);
-    if (i >= 1) EXPECT_TRUE(has_dep(g, find(g, r, "send_recv_kv", Pass::Forward, i - 1), attn)) << i;
+    if (i >= 1) { EXPECT_TRUE(has_dep(g, find(g, r, "send_recv_kv", Pass::Forward, i - 1), attn)) << i; }
     if (i >= 1 && i < 5) {
       const TaskId sr = find(g, r, "send_recv_kv", Pass::Forward, i);
       EXPECT_EQ(g.task(sr).stream, Stream::NcclP2P);
       EXPECT_TRUE(has_dep(g, find(g, r, "send_recv_kv", Pass::Forward, i - 1), sr));
-      if (i >= 2) EXPECT_TRUE(has_dep(g, find(g, r, "lse_merge", Pass::Forward, i - 2), sr)) << i;
+      if (i >= 2) { EXPECT_TRUE(has_dep(g, find(g, r, "lse_merge", Pass::Forward, i - 2), sr)) << i; }
     }
     const TaskId merge = find(g, r, "lse_merge", Pass::Forward, i);
     EXPECT_TRUE(has_dep(g, attn, merge));
-    if (i >= 1) EXPECT_TRUE(has_dep(g, find(g, r, "lse_merge", Pass::Forward, i - 1), merge));
+    if (i >= 1) { EXPECT_TRUE(has_dep(g, find(g, r, "lse_merge", Pass::Forward, i - 1), merge)); }
   }
 }
 
@@ -190,7 +190,7 @@ TEST(GraphStructure, BackwardRingDependencyFacts) {
     const TaskId add = find(g, r, "dkv_add", Pass::Backward, i);
     EXPECT_TRUE(has_dep(g, c, add));
     EXPECT_EQ(g.task(find(g, r, "attn_bwd", Pass::Backward, i)).stream, Stream::Main);
-    if (i >= 1) EXPECT_TRUE(has_dep(g, find(g, r, "dkv_add", Pass::Backward, i - 1), c)) << i;
+    if (i >= 1) { EXPECT_TRUE(has_dep(g, find(g, r, "dkv_add", Pass::Backward, i - 1), c)) << i; }
   }
 }
 

@@ -1,5 +1,5 @@
-// Spec 3.7 "worked numbers" table, recomputed from the graph. Expected values are the table's
-// (derived in the spec from the group and chunk math), not the code's own output.
+// The "Worked numbers" table of docs/schedules.md, recomputed from the graph. Expected values are
+// the table's (derived by hand from the group and chunk math), not the code's own output.
 #include <gtest/gtest.h>
 
 #include "engine/layout/rank_layout.h"
@@ -53,7 +53,7 @@ TEST_P(WorkedNumbers, MatchSpecTable) {
   EXPECT_NEAR(testing::sum_over(g, on(TaskKind::SendRecv, Pass::Backward), bytes) / kMiB, row.ring_bwd_MiB, 0.01);
   for (const Task& t : g.tasks()) {
     if (t.rank != rank) continue;
-    if (t.kind == TaskKind::SendRecv && t.pass == Pass::Forward) EXPECT_NEAR(t.bytes / kMiB, row.m_kv_MiB, 1e-9);
+    if (t.kind == TaskKind::SendRecv && t.pass == Pass::Forward) { EXPECT_NEAR(t.bytes / kMiB, row.m_kv_MiB, 1e-9); }
     // the table rounds to 4 digits, and counts 2c^2 pairs for the diagonal (exact: 2c^2 + c)
     if (t.attention != kNone) {
       const AttentionShape& a = g.attention_of(t);

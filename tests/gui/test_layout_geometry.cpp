@@ -1,4 +1,4 @@
-// Layout view geometry and group helpers, checked against hand-derived layouts (spec 1.3 / 3.6).
+// Layout view geometry and group helpers, checked against hand-derived layouts (docs/schedules.md "Rank layout").
 #include <gtest/gtest.h>
 
 #include <set>
@@ -72,7 +72,7 @@ TEST(RingEdges, FlatRingFollowsCpIndex) {
 }
 
 TEST(RingEdges, HierarchicalRingsAreStrided) {
-  // spec 3.6 worked example: tp=1 cp=4 [2,2]: rings [0,2] and [1,3].
+  // docs/schedules.md "Rank layout": tp=1 cp=4 [2,2]: rings [0,2] and [1,3].
   const auto L = flat(4, 1, 4, {2, 2});
   const auto e = ring_edges(L);
   const std::set<std::pair<int, int>> expect = {{0, 2}, {2, 0}, {1, 3}, {3, 1}};

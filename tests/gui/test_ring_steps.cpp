@@ -1,5 +1,5 @@
-// Ring-step model against the spec: sections and kv sources (3.2, table of 3.6), chunk layout after
-// the level-0 a2a (3.6 worked example), exact coverage of the causal block matrix, load balance.
+// Ring-step model against docs/schedules.md: sections and kv sources (the section table), chunk
+// layout after the level-0 a2a (its a2a+p2p example), exact coverage of the causal block matrix, load balance.
 #include <gtest/gtest.h>
 
 #include "gui/models/ring_steps.h"
@@ -19,7 +19,7 @@ RingStepParams params(int cp, int a2a, CpCommType t, bool causal = true) {
 }
 
 TEST(RingSteps, SectionTableForRingOfFourMatchesSpec) {
-  // spec 3.6 table, forward, P=4: (source, section) per step for p = 0..3.
+  // Section table of docs/schedules.md, forward, P=4: (source, section) per step for p = 0..3.
   const char* expect[4][4] = {{"0d", "3u", "2u", "1u"},
                               {"1d", "0l", "3u", "2u"},
                               {"2d", "1l", "0l", "3u"},
@@ -39,7 +39,7 @@ TEST(RingSteps, SectionTableForRingOfFourMatchesSpec) {
 }
 
 TEST(RingSteps, HierarchicalWorkedExample) {
-  // spec 3.6: tp=1 cp=4 [2,2]. Ranks 0 and 1 hold [C0 C1 | C6 C7]; ranks 2, 3 hold [C2 C3 | C4 C5].
+  // docs/schedules.md: tp=1 cp=4 [2,2]. Ranks 0 and 1 hold [C0 C1 | C6 C7]; ranks 2, 3 hold [C2 C3 | C4 C5].
   const RingStepModel m(params(4, 2, CpCommType::A2AP2P));
   EXPECT_EQ(m.rank_step(0, 0).q_chunks, (std::vector<int>{0, 1, 6, 7}));
   EXPECT_EQ(m.rank_step(1, 0).q_chunks, (std::vector<int>{0, 1, 6, 7}));

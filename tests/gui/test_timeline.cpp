@@ -1,6 +1,10 @@
-// Timeline trace parsing, lanes, critical path and geometry on a hand-made two-rank trace whose
-// answers are worked out by hand (see tests/gui/data/two_ranks_trace.json).
+// Timeline adapter (lanes, the engine's critical path and matching) and geometry on a hand-made
+// two-rank trace whose answers are worked out by hand (see tests/gui/data/two_ranks_trace.json).
 #include <gtest/gtest.h>
+
+#include <fstream>
+
+#include "engine/report/report.h"
 
 #include "gui/models/timeline_geometry.h"
 #include "gui/models/timeline_trace.h"
@@ -31,43 +35,58 @@ TEST(TimelineTrace, LanesAreRankThenStreamOrder) {
   EXPECT_EQ(t.events[lo + 1].kind, TaskKind::LseMerge);
   const auto [l1, h1] = t.lane_range(1);
   ASSERT_EQ(h1 - l1, 1u);
-  EXPECT_EQ(t.events[l1].peers, std::vector<int>{1});
+  EXPECT_EQ(t.events[l1].peers, std::vector<std::int32_t>{1});
   EXPECT_DOUBLE_EQ(t.events[l1].bytes, 8.0e6);
 }
 
-TEST(TimelineTrace, CriticalPathCrossesToThePeer) {
+TEST(TimelineTrace, CriticalPathIsTheEnginesRule) {
   // Last event: rank 1's step-1 attention (12-20 us). Before it started, rank 1's receive ended at 12;
-  // that receive started at 5, when rank 0's first attention (0-5) had ended: a peer of the receive.
+  // of the two members of that exchange (rank 0's started at 2, rank 1's at 5) rank 1's became ready
+  // last, so the path stays on rank 1 and reaches its step-0 attention (0-3), which ended before 5.
   const auto t = sample();
   const auto path = critical_path(t);
   ASSERT_EQ(path.size(), 3u);
-  EXPECT_EQ(t.events[path[0]].task, 0);
-  EXPECT_EQ(t.events[path[1]].task, 2);
-  EXPECT_EQ(t.events[path[2]].task, 4);
+  EXPECT_EQ(t.events[path[0]].task, 3u);
+  EXPECT_EQ(t.events[path[1]].task, 2u);
+  EXPECT_EQ(t.events[path[2]].task, 4u);
+  // The same tasks as the engine's critical path of the same trace.
+  const auto engine = hcpsim::critical_path(t.trace);
+  ASSERT_EQ(engine.size(), path.size());
+  for (std::size_t i = 0; i < path.size(); ++i) EXPECT_EQ(t.events[path[i]].task, engine[i].task);
 }
 
-TEST(TimelineTrace, ArgsRankAndStreamWithoutMetadata) {
-  const auto t = parse_chrome_trace(
-      R"([{"ph":"X","name":"a","pid":1,"tid":9,"ts":1,"dur":2,"args":{"rank":7,"stream":"cp","kind":"copy"}},
-          {"ph":"X","name":"b","pid":1,"tid":4,"ts":0,"dur":1}])");
-  ASSERT_EQ(t.lanes.size(), 2u);
-  EXPECT_EQ(t.lanes[0].rank, 4);          // tid fallback
-  EXPECT_EQ(t.lanes[0].stream, "tid 4");
-  EXPECT_EQ(t.lanes[1].rank, 7);
-  EXPECT_EQ(t.lanes[1].stream, "cp");
-  EXPECT_FALSE(t.events[0].has_kind);
-  EXPECT_TRUE(t.events[1].has_kind);
+TEST(TimelineTrace, MatchedTasksAreTheComparisonsMatches) {
+  // Measured: the same trace with task 4 twice as long; every task matches by id.
+  Trace measured = sample().trace;
+  for (auto& e : measured.events)
+    if (e.task == 4) e.end_s = e.start_s + 16e-6;
+  const auto m = match_tasks(sample(), from_engine_trace(measured));
+  ASSERT_EQ(m.size(), 6u);
+  EXPECT_EQ(m[4].task, 4);
+  EXPECT_NEAR(m[4].predicted_s, 8e-6, 1e-15);
+  EXPECT_NEAR(m[4].measured_s, 16e-6, 1e-15);
+  EXPECT_NEAR(m[0].predicted_s, m[0].measured_s, 1e-15);
 }
 
-TEST(TimelineTrace, BadInputNamesTheSource) {
+TEST(TimelineTrace, BadInputNamesTheFileAndField) {
+  const std::string dir = ::testing::TempDir();
+  auto write = [&](const std::string& name, const std::string& text) {
+    std::ofstream(dir + name) << text;
+    return dir + name;
+  };
   try {
-    parse_chrome_trace("{not json", "pred.json");
+    load_chrome_trace(write("pred.json", "{not json"));
     FAIL();
   } catch (const std::runtime_error& e) {
     EXPECT_NE(std::string(e.what()).find("pred.json"), std::string::npos);
   }
-  EXPECT_THROW(parse_chrome_trace(R"({"events":[]})", "x"), std::runtime_error);
-  EXPECT_THROW(parse_chrome_trace(R"([{"ph":"X","name":"a"}])", "x"), std::runtime_error);
+  try {   // the engine's reader wants every field a hcpsim trace has: here args.rank is missing
+    load_chrome_trace(write("norank.json", R"({"traceEvents":[{"ph":"X","name":"a","ts":0,"dur":1,"args":{"task":0}}]})"));
+    FAIL();
+  } catch (const std::runtime_error& e) {
+    EXPECT_NE(std::string(e.what()).find("args.rank"), std::string::npos) << e.what();
+  }
+  EXPECT_THROW(load_chrome_trace(write("events.json", R"({"events":[]})")), std::runtime_error);
   EXPECT_THROW(load_chrome_trace("/nonexistent/trace.json"), std::runtime_error);
 }
 
@@ -112,7 +131,7 @@ TEST(TimelineGeometry, HitTestFindsEventsAndGaps) {
   const double y1 = g.lane_top(2) + TimelineGeometry::kLaneHeight / 2;   // rank 1 main
   auto hit = g.event_at(t, QPointF(g.x_of(15e-6), y1));
   ASSERT_TRUE(hit.has_value());
-  EXPECT_EQ(t.events[*hit].task, 4);
+  EXPECT_EQ(t.events[*hit].task, 4u);
   EXPECT_FALSE(g.event_at(t, QPointF(g.x_of(8e-6), y1)).has_value());    // gap 3-12 us
   EXPECT_FALSE(g.event_at(t, QPointF(10, y1)).has_value());              // label column
   EXPECT_FALSE(g.event_at(t, QPointF(g.x_of(1e-6), 5000)).has_value()); // below the last lane

@@ -229,6 +229,27 @@ TEST(Screenshot, ChartFromCsvAndSvgExport) {
   EXPECT_TRUE(svg.contains("a2a"));
 }
 
+TEST(Screenshot, UnknownChartColumnIsAnErrorListingTheColumns) {
+  QTemporaryDir dir;
+  ScreenshotRequest r;
+  r.view = "chart";
+  r.size = QSize(900, 500);
+  r.csv = HCPSIM_GUI_TEST_DATA "/sweep.csv";
+  r.out = dir.filePath("chart.png");
+  r.series = "comm";   // sweep.csv has cp_comm_type, not comm
+  QString err;
+  EXPECT_FALSE(render_screenshot(r, nullptr, &err));
+  EXPECT_TRUE(err.contains("--series 'comm'")) << err.toStdString();
+  EXPECT_TRUE(err.contains("scenario, cp, cp_comm_type, step_s, note")) << err.toStdString();
+  EXPECT_FALSE(QFile::exists(r.out));
+  r.series = "cp_comm_type";
+  r.y = "step";
+  EXPECT_FALSE(render_screenshot(r, nullptr, &err));
+  EXPECT_TRUE(err.contains("--y 'step'")) << err.toStdString();
+  r.y = "step_s";
+  EXPECT_TRUE(render_screenshot(r, nullptr, &err)) << err.toStdString();
+}
+
 TEST(Screenshot, ErrorsNameTheProblem) {
   QString err;
   ScreenshotRequest r;

@@ -60,7 +60,7 @@ TEST(CpOpsGpu, LseMergeIsLogAddExpOnTheChosenRows) {
 
 TEST(CpOpsGpu, TwoKvHalvesMergedEqualWholeKvAttention) {
   HCPSIM_REQUIRE_GPU();
-  // Ring identity (spec 3.2): O over [K0|K1] = sum_k exp(lse_k - lse) O_k with lse = logaddexp.
+  // Ring identity (docs/schedules.md): O over [K0|K1] = sum_k exp(lse_k - lse) O_k with lse = logaddexp.
   const int b = 1, L = 128, h = 2, d = 64;
   std::mt19937 rng(11);
   std::vector<float> qf, kf, vf;

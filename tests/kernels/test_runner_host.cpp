@@ -126,7 +126,7 @@ TEST(RunnerScenario, CheckScenarioIsRunnableByTheGpuKernels) {
     shapes.insert({d.q_len, d.kv_len, d.heads * d.batch, d.kv_heads * d.batch, static_cast<int>(d.mask)});
   }
   // a2a+p2p [2,4] at S = 32768: each rank holds S/P = 8192 tokens of h/A = 16 query heads and
-  // g/A = 4 KV heads (spec 3.6); half-chunk c = 4096. Diagonal 8192x8192 causal, lower 8192x4096,
+  // g/A = 4 KV heads (docs/schedules.md); half-chunk c = 4096. Diagonal 8192x8192 causal, lower 8192x4096,
   // upper 4096x8192, both unmasked.
   const int none = static_cast<int>(kernels::MaskKind::None);
   const int causal = static_cast<int>(kernels::MaskKind::CausalTopLeft);

@@ -1,4 +1,4 @@
-// Spec cp-schedules.md section 1.3: the four worked layouts, group by group.
+// Megatron's worked layouts (docs/schedules.md "Rank layout" and four more), group by group.
 #include <gtest/gtest.h>
 
 #include "engine/layout/rank_layout.h"

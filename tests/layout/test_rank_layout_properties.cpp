@@ -1,5 +1,5 @@
 // Property tests over many random configurations. Expected values are derived here from the rank
-// formula of spec 1.1 (global = t + tp*(c + cp*(d + dp*q)) for tp-cp-ep-dp-pp, and with d/q swapped
+// formula of docs/schedules.md "Rank layout" (global = t + tp*(c + cp*(d + dp*q)) for tp-cp-ep-dp-pp, and with d/q swapped
 // for tp-cp-ep-pp-dp), independently of RankLayout's masked-group enumeration.
 #include <gtest/gtest.h>
 

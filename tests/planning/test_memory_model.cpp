@@ -1,6 +1,6 @@
 // Memory model against hand-computed cases. Expected numbers are derived in the comments from the
 // cited sources (published parameter counts, Megatron's distributed-optimizer table, Korthikanti et
-// al. 2022, the message sizes of spec §3.7), not printed by the code under test.
+// al. 2022, the message sizes of docs/schedules.md), not printed by the code under test.
 #include <gtest/gtest.h>
 
 #include "engine/memory/memory_model.h"
@@ -121,8 +121,8 @@ TEST(MemoryModel, Llama70bLayerActivationsWithGqaSwigluAndCp) {
 }
 
 TEST(MemoryModel, RingBuffersMatchSpecMessageSizes) {
-  // spec §3.7, tp2 cp8 Llama-70B 128K: s = 16384, M_kv = 32 MiB, T_o = 128 MiB; LSE 16384*32*4 = 2 MiB.
-  // spec §6: forward keeps R = 8 KV buffers + 8 partial outputs/LSEs; backward 2 x 2*M_kv.
+  // Sizes of docs/schedules.md, tp2 cp8 Llama-70B 128K: s = 16384, M_kv = 32 MiB, T_o = 128 MiB; LSE 16384*32*4 = 2 MiB.
+  // docs/schedules.md "Memory the schedules keep": forward keeps R = 8 KV buffers + 8 partial outputs/LSEs; backward 2 x 2*M_kv.
   Scenario s = llama3_70b(2, 8, 2);
   s.model.cp_comm_type = {CpCommType::P2P};
   MemoryEstimate m = estimate_memory(s);

@@ -1,5 +1,5 @@
 // Planner: enumeration, filtering by validation and memory, ranking, explanations. The validator
-// here is written from SCENARIO.md's rules 1-7 independently of the engine's validate(), and the
+// here is written from docs/scenario.md's rules 1-7 independently of the engine's validate(), and the
 // predictor is a fake with a known optimum.
 #include <gtest/gtest.h>
 
@@ -28,7 +28,7 @@ Scenario llama70b(int nodes, int pp) {
   return s;
 }
 
-// SCENARIO.md rules 1-4, 6, 7 (what makes a configuration impossible), written out for the test.
+// docs/scenario.md rules 1-4, 6, 7 (what makes a configuration impossible), written out for the test.
 std::string rule_violation(const Scenario& s) {
   const int tp = s.tp(), cp = s.cp(), pp = s.pp();
   const int h = s.model.num_attention_heads, g = s.model.num_query_groups;

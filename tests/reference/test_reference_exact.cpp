@@ -69,7 +69,7 @@ std::vector<Case> all_cases() {
       for (Heads h : {Heads::MHA, Heads::GQA, Heads::MQA})
         for (int tp : {1, 2}) {
           Case c{l.t, l.cp, l.hcp, causal, h, tp};
-          // MQA cannot be split by heads over an a2a group of size > 1 (spec 2.4); tested below.
+          // MQA cannot be split by heads over an a2a group of size > 1 (docs/scenario.md rule 7); tested below.
           if (h == Heads::MQA && degree_of(c) > 1) continue;
           out.push_back(c);
         }

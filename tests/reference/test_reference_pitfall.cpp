@@ -1,4 +1,4 @@
-// Spec 5: a2a+p2p without hierarchical sizes silently runs local attention on every rank. The same
+// The silent-disable pitfall (docs/schedules.md): a2a+p2p without hierarchical sizes silently runs local attention on every rank. The same
 // check that proves the real schedules exact must call that graph wrong, by a large margin.
 #include <gtest/gtest.h>
 

@@ -1,4 +1,4 @@
-// Validation rules 1-9 of SCENARIO.md, each with its quoted message and the field it names.
+// Validation rules 1-9 of docs/scenario.md, each with its quoted message and the field it names.
 #include "scenario_fixture.h"
 
 namespace hcpsim {
