@@ -4,7 +4,7 @@
 # with AddressSanitizer + UndefinedBehaviorSanitizer, then the fuzzer (tests/fuzz, docs/testing.md
 # "Fuzzing") for a fixed number of inputs. Engine + CLI only (no GUI, SimGrid, CUDA, bench), in its own
 # build folder (default build-asan, or $HCPSIM_ASAN_BUILD_DIR).
-# HCPSIM_FUZZ_COUNT (default 1500, about 2-3 minutes on 2 cores) and HCPSIM_FUZZ_SEED (default 1: CI
+# HCPSIM_FUZZ_COUNT (default 8000, about 2.5 minutes on 2 idle cores) and HCPSIM_FUZZ_SEED (default 1: CI
 # runs the same inputs every time; another seed explores new ones) tune the run.
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -22,7 +22,7 @@ export ASAN_OPTIONS=${ASAN_OPTIONS:-detect_leaks=1:abort_on_error=1:malloc_limit
 export UBSAN_OPTIONS=${UBSAN_OPTIONS:-print_stacktrace=1:halt_on_error=1}
 (cd "$BUILD_DIR" && ctest --output-on-failure --no-tests=error -j"$(nproc)" -L badinput -E fuzz_smoke)
 
-count=${HCPSIM_FUZZ_COUNT:-1500}
+count=${HCPSIM_FUZZ_COUNT:-8000}
 seed=${HCPSIM_FUZZ_SEED:-1}
 echo "fuzz: $count inputs, seed $seed (rerun: HCPSIM_FUZZ_SEED=$seed $0)"
 "$BUILD_DIR/tests/fuzz/hcpsim_fuzz" --count "$count" --seed "$seed" --timeout-s 30 --memory-mib 3072 \

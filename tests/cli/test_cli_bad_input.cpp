@@ -182,6 +182,8 @@ std::vector<Case> cases() {
       {"leading_comma", "# a comment\n, a2a, p2p]\nname: x\n", "", 1, {"FILE:2:1: error: YAML syntax error: unexpected ','"}},
       {"override_makes_incomplete_gpu", kBase, "cluster.gpu.name=my-gpu", 1, {"cluster.gpu.bf16_tflops: <override 1: 'cluster.gpu.name=my-gpu'> missing 'bf16_tflops'"}},
       {"override_long_value_clipped", kBase, "\"model.attn_mask_type=" + std::string(5000, '[') + "\"", 1, {"<override 1: 'model.attn_mask_type=[[[[", "(5021 characters)'>"}},
+      {"calibration_is_a_device", C("  calibration: /dev/zero\n"), "", 1, {"FILE:11:3: error: cluster.calibration: /dev/zero: error: calibration: '/dev/zero' is a character device, not a calibration file"}},
+      {"calibration_missing", C("  calibration: no-such-calibration.yaml\n"), "", 1, {"FILE:11:3: error: cluster.calibration:", "cannot open calibration file"}},
       {"dev_zero", none, "!validate /dev/zero", 1, {"/dev/zero: error: '/dev/zero' is a character device, not a scenario file"}},
       {"backend_option_empty", kBase, "!simulate FILE --backend ''", 2, {"--backend: the backend name is empty"}},
       {"simulate_trace_dev_full", kBase, "!simulate FILE --backend analytic --trace /dev/full", 1, {"cannot write /dev/full"}},
