@@ -49,7 +49,7 @@ int main(int argc, char** argv) {
   c.nics_per_node = nics;
   hcpsim::sim::PlanCosts costs;
   costs.compute_s = [](const hcpsim::Task& t) { return t.flops / 1e12; };
-  costs.link_efficiency = [](TaskKind, double, bool inter) { return inter ? 0.94 : 0.82; };
+  costs.link_efficiency = [](hcpsim::TaskKind, double, bool inter) { return inter ? 0.94 : 0.82; };
   costs.gpus_per_node = gpus_per_node;
   std::size_t events = 0;
   const auto r = hcpsim::sim::simulate_in_child(

@@ -29,7 +29,7 @@ const std::vector<std::string> kCommonKeys{"name",  "kind",  "role",    "source"
 const std::map<std::string, std::string> kKindKeys{{"gpu", "kernel"},          {"kernel", "kernel"},
                                                    {"flops_convention", "kernel"}, {"cluster", "collective"},
                                                    {"collective", "collective"}, {"scenario", "scenario"},
-                                                   {"overrides", "scenario"}};
+                                                   {"overrides", "scenario"}, {"kernel_family", "scenario"}};
 
 std::vector<std::string> keys_of_kind(const std::string& kind) {
   std::vector<std::string> keys = kCommonKeys;
@@ -139,6 +139,11 @@ void read_scenario(CaseReader& r, const YAML::Node& root, AccuracyCase& c) {
   } else if (!sc.IsMap()) {
     r.error(sc, "scenario", std::string("expected a file path or a scenario mapping, found ") + CaseReader::kind_of(sc));
   }
+  // The attention kernel family the measured run used (validation/published/README.md): the cost
+  // model's `cluster.efficiency.attention_kernel`, applied before the case's own overrides.
+  // `other` keeps the scenario's own setting.
+  if (auto fam = r.choice(root, "", "kernel_family", {"fa2", "fa3", "cudnn", "other"}, false); fam && *fam != "other")
+    c.scenario.overrides.push_back("cluster.efficiency.attention_kernel=" + *fam);
   const YAML::Node ov = root["overrides"];
   if (!ov.IsDefined() || ov.IsNull()) return;
   if (!ov.IsMap()) {

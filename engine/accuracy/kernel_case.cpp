@@ -118,7 +118,7 @@ TaskGraph kernel_graph(const AccuracyCase& c, const Scenario& s) {
     a.q_len = k.seq_q;
     a.kv_len = k.seq_kv;
     a.section = k.causal ? MaskSection::BottomRight : MaskSection::Full;
-    a.pairs = schedule::attention_pairs(a.section, a.q_len, a.kv_len);
+    a.pairs = attention_pairs(a.section, a.q_len, a.kv_len);
     Task t = t0;
     t.flops = t0.flops * a.pairs / a0.pairs;
     t.bytes = schedule::attention_hbm_bytes(z, t0.pass, a.q_len, a.kv_len, a.heads, a.kv_heads);

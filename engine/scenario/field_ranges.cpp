@@ -110,7 +110,7 @@ const std::vector<FieldRange>& field_ranges() {
       {"cluster.intra_node.bandwidth", 1e6, 1e16, "GB/s", 1e9},
       {"cluster.intra_node.latency", 1e-12, 10, "us", 1e-6},
       {"cluster.inter_node.nic_bandwidth", 1e6, 1e16, "GB/s", 1e9},
-      {"cluster.inter_node.nics_per_node", 1, 64},
+      {"cluster.inter_node.nics_per_node", 1, 1024},
       {"cluster.inter_node.latency", 1e-12, 10, "us", 1e-6},
       {"cluster.inter_node.oversubscription", 1, 1e6},
       {"cluster.efficiency.attention_forward", 1e-3, 1},

@@ -160,7 +160,7 @@ std::vector<Case> cases() {
       {"long_unknown_key", C("  " + std::string(1000, 'k') + ": 1\n"), "", 1, {"FILE:11:3: error: cluster.", "unknown key 'kkkkkkkkkk", "(1000 characters)'"}},
       {"overlong_key_is_yaml_error", C("  " + std::string(20000, 'k') + ": 1\n"), "", 1, {"FILE:11:", "YAML syntax error"}},
       {"long_quantity", C("  intra_node: {bandwidth: " + std::string(10000, '9') + " GB/s}\n"), "", 1, {"FILE:11:27: error: cluster.intra_node.bandwidth:", "(10005 characters)' is not a bandwidth"}},
-      {"huge_nics_per_node", C("  inter_node: {nics_per_node: 1073741824}\n"), "", 1, {"FILE:11:16: error: cluster.inter_node.nics_per_node: 1073741824 is above the largest valid value 64 (valid range 1 to 64)"}},
+      {"huge_nics_per_node", C("  inter_node: {nics_per_node: 1073741824}\n"), "", 1, {"FILE:11:16: error: cluster.inter_node.nics_per_node: 1073741824 is above the largest valid value 1024 (valid range 1 to 1024)"}},
       {"denormal_bandwidth", C("  intra_node: {bandwidth: 5e-324 GB/s}\n"), "", 1, {"FILE:11:16: error: cluster.intra_node.bandwidth: 4.94066e-324 GB/s is below the smallest valid value 0.001 GB/s (valid range 0.001 GB/s to 1e+07 GB/s)"}},
       {"bandwidth_overflows_after_unit", C("  inter_node: {nic_bandwidth: 1e300 TB/s}\n"), "", 1, {"FILE:11:31: error: cluster.inter_node.nic_bandwidth: '1e300 TB/s' is too large to be a bandwidth"}},
       {"tiny_latency", C("  inter_node: {latency: 1e-30 s}\n"), "", 1, {"cluster.inter_node.latency: 1e-24 us is below the smallest valid value 1e-06 us"}},
