@@ -59,7 +59,20 @@ std::vector<FieldValue> values_of(const Scenario& s) {
       {"cluster.efficiency.intra_node_link", c.efficiency.intra_node_link},
       {"cluster.efficiency.inter_node_link", c.efficiency.inter_node_link},
       {"simulation.layers", static_cast<double>(s.simulation.layers)},
+      {"model.virtual_pipeline_model_parallel_size", static_cast<double>(m.virtual_pipeline_model_parallel_size)},
+      {"model.recompute_num_layers", static_cast<double>(m.recompute_num_layers)},
+      {"model.vocab_size", static_cast<double>(m.vocab_size)},
+      {"cluster.gpu.sm_count", static_cast<double>(c.gpu.sm_count)},
   };
+  // Optional fields whose 0 means "not set" / "none" are bounded only when given.
+  if (s.train.global_batch_size != 0)
+    v.push_back({"train.global_batch_size", static_cast<double>(s.train.global_batch_size)});
+  if (c.gpu.fp8_flops != 0) v.push_back({"cluster.gpu.fp8_tflops", c.gpu.fp8_flops});
+  if (c.efficiency.comm_hbm_interference != 0)
+    v.push_back({"cluster.efficiency.comm_hbm_interference", c.efficiency.comm_hbm_interference});
+  if (c.efficiency.nccl_launch_s != 0) v.push_back({"cluster.efficiency.nccl_launch", c.efficiency.nccl_launch_s});
+  if (c.efficiency.ring_step_sync_s != 0)
+    v.push_back({"cluster.efficiency.ring_step_sync", c.efficiency.ring_step_sync_s});
   if (m.ffn_hidden_size != 0) v.push_back({"model.ffn_hidden_size", static_cast<double>(m.ffn_hidden_size)});
   if (m.kv_channels != 0) v.push_back({"model.kv_channels", static_cast<double>(m.kv_channels)});
   for (std::size_t i = 0; i < m.hierarchical_context_parallel_sizes.size(); ++i)
@@ -122,6 +135,15 @@ const std::vector<FieldRange>& field_ranges() {
       {"cluster.faults[].slowdown", 1, 1000},
       {"cluster.faults[].bandwidth_factor", 1e-3, 1},
       {"simulation.layers", 1, 4096},
+      {"model.virtual_pipeline_model_parallel_size", 1, 1024},
+      {"model.recompute_num_layers", 1, 4096},
+      {"model.vocab_size", 1, 16777216},
+      {"train.global_batch_size", 1, 16777216},
+      {"cluster.gpu.fp8_tflops", 1e9, 1e18, "TFLOPS", 1e12},
+      {"cluster.gpu.sm_count", 1, 1024},
+      {"cluster.efficiency.comm_hbm_interference", 1e-3, 100},
+      {"cluster.efficiency.nccl_launch", 1e-12, 10, "us", 1e-6},
+      {"cluster.efficiency.ring_step_sync", 1e-12, 10, "us", 1e-6},
   };
   return table;
 }

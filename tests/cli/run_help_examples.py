@@ -1,6 +1,6 @@
 #!/usr/bin/env python3
 """Runs every example of every --help text, as written, from a folder that looks like the repository
-root (scenarios/ and docs/ are links to the source tree, so the examples' output files land in a
+root (scenarios/, docs/, validation/ and tests/ are links to the source tree, so the examples' output files land in a
 temporary folder). Each example must exit 0. GPU commands (`hcpsim run`, `hcpsim calibrate`) are the
 one exception on a machine without a GPU or a build without CUDA: there they must fail with the
 message that says so, and the rest of that command's examples (which need their output) are not run.
@@ -73,7 +73,7 @@ def main():
             failures.append(f"{name}: --help has no examples")
             continue
         root = tempfile.mkdtemp(prefix="hcpsim-examples-")
-        for d in ("scenarios", "docs"):
+        for d in ("scenarios", "docs", "validation", "tests"):
             os.symlink(os.path.join(source, d), os.path.join(root, d))
         for cmd in cmds:
             print(f"$ {cmd}", flush=True)

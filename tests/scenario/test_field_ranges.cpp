@@ -21,7 +21,14 @@ const std::set<std::string> kNotNumeric{
     "dist.use_decentralized_pg", "dist.order", "cluster", "cluster.preset", "cluster.gpu", "cluster.gpu.name",
     "cluster.intra_node", "cluster.inter_node", "cluster.inter_node.topology", "cluster.efficiency",
     "cluster.calibration", "cluster.faults", "cluster.faults[].rank", "cluster.faults[].node",
-    "cluster.faults[].nic", "cluster.faults[].failed", "simulation", "simulation.backend", "simulation.passes"};
+    "cluster.faults[].nic", "cluster.faults[].failed", "simulation", "simulation.backend", "simulation.passes",
+    "model.recompute_granularity", "model.recompute_method", "model.fp8", "model.fp8_recipe",
+    "model.fp8_dot_product_attention", "model.untie_embeddings_and_output_weights", "train.mode", "ddp",
+    "ddp.use_distributed_optimizer", "ddp.overlap_grad_reduce", "ddp.overlap_param_gather",
+    "cluster.intra_node.nvls", "cluster.efficiency.attention_kernel", "cluster.efficiency.model_terms",
+    "cluster.efficiency.model_terms.all", "cluster.efficiency.model_terms.comm_compute_interference",
+    "cluster.efficiency.model_terms.bandwidth_curves", "cluster.efficiency.model_terms.host_overheads",
+    "cluster.efficiency.model_terms.memory_operators", "cluster.efficiency.model_terms.attention_shapes"};
 
 TEST(FieldRanges, EveryNumericSchemaFieldHasARange) {
   std::set<std::string> ranged;
