@@ -61,6 +61,18 @@ void collective(ScheduleContext& ctx, const Collective& c) {
 }
 
 
+// Buffer versions this schedule uses, by name instead of bare integers (every (buffer, layer,
+// version) is written exactly once):
+// Gathered / FullKV hold K and V gathered for the forward pass, then gathered again for backward.
+constexpr int kFwdK = 0, kFwdV = 1, kBwdK = 2, kBwdV = 3;
+// FullDkv holds dK and dV after step 0, then their sums over both steps.
+constexpr int kDkStep0 = 0, kDvStep0 = 1, kDkSum = 2, kDvSum = 3;
+// BwdDkv holds each step's own dK and dV.
+constexpr int dk_of_step(int step) { return 2 * step; }
+constexpr int dv_of_step(int step) { return 2 * step + 1; }
+// Send holds the chunk-ordered dK and dV that the reduce-scatters take.
+constexpr int kSendDk = 6, kSendDv = 7;
+
 AttentionShape shape(const ScheduleContext& ctx, int step, int r, int cp) {
   const auto& z = ctx.sz;
   const std::int64_t c = z.s / 2;
@@ -68,21 +80,21 @@ AttentionShape shape(const ScheduleContext& ctx, int step, int r, int cp) {
                          z.causal ? MaskSection::BottomRight : MaskSection::Full);
 }
 
-void gather_kv(ScheduleContext& ctx, int version0) {
+void gather_kv(ScheduleContext& ctx, int k_version, int v_version) {
   const auto& z = ctx.sz;
   const double Tk = static_cast<double>(z.b) * static_cast<double>(z.s) * z.g_t * z.d_qk * z.e;
   const double Tv = static_cast<double>(z.b) * static_cast<double>(z.s) * z.g_t * z.d_v * z.e;
   const int cp = ctx.layout.cp();
-  collective(ctx, {TaskKind::AllGather, "all_gather_k", BufName::K, 0, BufName::Gathered, version0, Tk});
-  collective(ctx, {TaskKind::AllGather, "all_gather_v", BufName::V, 0, BufName::Gathered, version0 + 1, Tv});
+  collective(ctx, {TaskKind::AllGather, "all_gather_k", BufName::K, 0, BufName::Gathered, k_version, Tk});
+  collective(ctx, {TaskKind::AllGather, "all_gather_v", BufName::V, 0, BufName::Gathered, v_version, Tv});
   for (const auto& grp : ctx.layout.groups(GroupKind::CP))
     for (int rank : grp) {
       const TaskId tk = ctx.add(rank, TaskKind::Copy, Stream::Main, "reord_k", -1, 0, 2 * cp * Tk);
-      ctx.payload(tk, PayloadOp::ChunksToNatural, {ctx.key(BufName::Gathered, version0)},
-                  {ctx.key(BufName::FullKV, version0)}, {cp});
+      ctx.payload(tk, PayloadOp::ChunksToNatural, {ctx.key(BufName::Gathered, k_version)},
+                  {ctx.key(BufName::FullKV, k_version)}, {cp});
       const TaskId tv = ctx.add(rank, TaskKind::Copy, Stream::Main, "reord_v", -1, 0, 2 * cp * Tv);
-      ctx.payload(tv, PayloadOp::ChunksToNatural, {ctx.key(BufName::Gathered, version0 + 1)},
-                  {ctx.key(BufName::FullKV, version0 + 1)}, {cp});
+      ctx.payload(tv, PayloadOp::ChunksToNatural, {ctx.key(BufName::Gathered, v_version)},
+                  {ctx.key(BufName::FullKV, v_version)}, {cp});
       ctx.wait_stream(rank, Stream::Cp, Stream::Main);
     }
 }
@@ -93,7 +105,7 @@ void build_all_gather_forward(ScheduleContext& ctx) {
   const auto& z = ctx.sz;
   const int cp = ctx.layout.cp();
   const std::int64_t c = z.s / 2;
-  gather_kv(ctx, 0);
+  gather_kv(ctx, kFwdK, kFwdV);
   const double out_bytes = static_cast<double>(z.b) * static_cast<double>(c) * z.h_t * z.d_v * z.e;
   const auto& groups = ctx.layout.groups(GroupKind::CP);
   for (const auto& grp : groups)
@@ -105,7 +117,7 @@ void build_all_gather_forward(ScheduleContext& ctx) {
         const AttentionShape a = shape(ctx, step, r, cp);
         const TaskId t = ctx.add_attention(rank, Pass::Forward, st, step, a);
         ctx.payload(t, PayloadOp::AttnFwd,
-                    {ctx.key(BufName::Q), ctx.key(BufName::FullKV, 0), ctx.key(BufName::FullKV, 1)},
+                    {ctx.key(BufName::Q), ctx.key(BufName::FullKV, kFwdK), ctx.key(BufName::FullKV, kFwdV)},
                     {ctx.key(BufName::StepOut, step), ctx.key(BufName::StepLse, step)},
                     {step * c, c, 0, a.kv_len, z.causal ? 1 : 0});
         if (step == 1) ctx.wait(rank, st, copy0);
@@ -126,7 +138,7 @@ void build_all_gather_backward(ScheduleContext& ctx) {
   const auto& z = ctx.sz;
   const int cp = ctx.layout.cp();
   const std::int64_t c = z.s / 2;
-  gather_kv(ctx, 2);
+  gather_kv(ctx, kBwdK, kBwdV);
   const double full_kv_bytes = static_cast<double>(z.b) * static_cast<double>(z.S) * z.g_t * (z.d_qk + z.d_v) * z.e;
   const auto& groups = ctx.layout.groups(GroupKind::CP);
   for (const auto& grp : groups)
@@ -138,39 +150,40 @@ void build_all_gather_backward(ScheduleContext& ctx) {
         const AttentionShape a = shape(ctx, step, r, cp);
         const TaskId t = ctx.add_attention(rank, Pass::Backward, st, step, a);
         ctx.payload(t, PayloadOp::AttnBwd,
-                    {ctx.key(BufName::Q), ctx.key(BufName::FullKV, 2), ctx.key(BufName::FullKV, 3),
+                    {ctx.key(BufName::Q), ctx.key(BufName::FullKV, kBwdK), ctx.key(BufName::FullKV, kBwdV),
                      ctx.key(BufName::Out), ctx.key(BufName::DOut), ctx.key(BufName::StepLse, step)},
-                    {ctx.key(BufName::BwdDq, step), ctx.key(BufName::BwdDkv, 2 * step),
-                     ctx.key(BufName::BwdDkv, 2 * step + 1)},
+                    {ctx.key(BufName::BwdDq, step), ctx.key(BufName::BwdDkv, dk_of_step(step)),
+                     ctx.key(BufName::BwdDkv, dv_of_step(step))},
                     {step * c, c, 0, a.kv_len, z.causal ? 1 : 0});
         if (step == 1) ctx.wait(rank, st, acc0);
         const TaskId acc = ctx.add(rank, TaskKind::Copy, st, "dkv_acc", step, 0, (step == 0 ? 2 : 3) * full_kv_bytes);
         if (step == 0) {
           ctx.payload(acc, PayloadOp::Add,
-                      {ctx.key(BufName::BwdDq, 0), ctx.key(BufName::BwdDkv, 0), ctx.key(BufName::BwdDkv, 1)},
-                      {ctx.key(BufName::Dq, 0), ctx.key(BufName::FullDkv, 0), ctx.key(BufName::FullDkv, 1)});
+                      {ctx.key(BufName::BwdDq, 0), ctx.key(BufName::BwdDkv, dk_of_step(0)), ctx.key(BufName::BwdDkv, dv_of_step(0))},
+                      {ctx.key(BufName::Dq, 0), ctx.key(BufName::FullDkv, kDkStep0), ctx.key(BufName::FullDkv, kDvStep0)});
           acc0 = acc;
         } else {
           ctx.payload(acc, PayloadOp::Add,
-                      {ctx.key(BufName::Dq, 0), ctx.key(BufName::BwdDq, 1), ctx.key(BufName::FullDkv, 0),
-                       ctx.key(BufName::BwdDkv, 2), ctx.key(BufName::FullDkv, 1), ctx.key(BufName::BwdDkv, 3)},
-                      {ctx.key(BufName::DQ), ctx.key(BufName::FullDkv, 2), ctx.key(BufName::FullDkv, 3)});
+                      {ctx.key(BufName::Dq, 0), ctx.key(BufName::BwdDq, 1), ctx.key(BufName::FullDkv, kDkStep0),
+                       ctx.key(BufName::BwdDkv, dk_of_step(1)), ctx.key(BufName::FullDkv, kDvStep0),
+                       ctx.key(BufName::BwdDkv, dv_of_step(1))},
+                      {ctx.key(BufName::DQ), ctx.key(BufName::FullDkv, kDkSum), ctx.key(BufName::FullDkv, kDvSum)});
         }
       }
       ctx.wait_stream(rank, Stream::Main, Stream::Cp);
       const TaskId rk = ctx.add(rank, TaskKind::Copy, Stream::Main, "reord_dk", -1, 0,
                                 2 * full_kv_bytes * z.d_qk / (z.d_qk + z.d_v));
-      ctx.payload(rk, PayloadOp::NaturalToChunks, {ctx.key(BufName::FullDkv, 2)}, {ctx.key(BufName::Send, 6)},
+      ctx.payload(rk, PayloadOp::NaturalToChunks, {ctx.key(BufName::FullDkv, kDkSum)}, {ctx.key(BufName::Send, kSendDk)},
                   {cp, 0, z.d_qk});
       const TaskId rv = ctx.add(rank, TaskKind::Copy, Stream::Main, "reord_dv", -1, 0,
                                 2 * full_kv_bytes * z.d_v / (z.d_qk + z.d_v));
-      ctx.payload(rv, PayloadOp::NaturalToChunks, {ctx.key(BufName::FullDkv, 3)}, {ctx.key(BufName::Send, 7)},
+      ctx.payload(rv, PayloadOp::NaturalToChunks, {ctx.key(BufName::FullDkv, kDvSum)}, {ctx.key(BufName::Send, kSendDv)},
                   {cp, 0, z.d_v});
     }
   const double Tk = static_cast<double>(z.b) * static_cast<double>(z.s) * z.g_t * z.d_qk * z.e;
   const double Tv = static_cast<double>(z.b) * static_cast<double>(z.s) * z.g_t * z.d_v * z.e;
-  collective(ctx, {TaskKind::ReduceScatter, "reduce_scatter_dk", BufName::Send, 6, BufName::DK, 0, Tk});
-  collective(ctx, {TaskKind::ReduceScatter, "reduce_scatter_dv", BufName::Send, 7, BufName::DV, 0, Tv});
+  collective(ctx, {TaskKind::ReduceScatter, "reduce_scatter_dk", BufName::Send, kSendDk, BufName::DK, 0, Tk});
+  collective(ctx, {TaskKind::ReduceScatter, "reduce_scatter_dv", BufName::Send, kSendDv, BufName::DV, 0, Tv});
 }
 
 }  // namespace hcpsim::schedule
