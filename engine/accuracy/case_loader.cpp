@@ -8,11 +8,12 @@
 #include <fstream>
 #include <map>
 #include <optional>
-#include <regex>
 #include <set>
 #include <sstream>
 
 #include "engine/accuracy/case_reader.h"
+#include "engine/scenario/limits.h"
+#include "engine/scenario/scenario_file.h"
 #include "engine/scenario/schema.h"
 
 namespace hcpsim::accuracy {
@@ -219,10 +220,16 @@ AccuracyCase load_case_text(const std::string& text, const std::string& file) {
   const std::string stem = fs::path(file).stem().string();
   c.name = stem;
   if (auto v = r.string(root, "", "name", false)) c.name = *v;
-  static const std::regex kName("[a-z0-9._-]+");
-  if (!std::regex_match(c.name, kName)) {
+  // Checked by hand, length first: a regex recurses per character and overflows on long input.
+  const bool name_ok = !c.name.empty() && c.name.size() <= limits::kMaxNameChars &&
+                       std::all_of(c.name.begin(), c.name.end(), [](char ch) {
+                         return (ch >= 'a' && ch <= 'z') || (ch >= '0' && ch <= '9') || ch == '.' || ch == '_' ||
+                                ch == '-';
+                       });
+  if (!name_ok) {
     if (root["name"].IsDefined())
-      r.error(root["name"], "name", "'" + c.name + "' is not a valid case name; use [a-z0-9._-]+");
+      r.error(root["name"], "name", "'" + c.name.substr(0, 64) + (c.name.size() > 64 ? "...'" : "'") +
+                                    " is not a valid case name; use 1 to 128 characters of [a-z0-9._-]");
     else
       r.error(root, "name", "the file name '" + stem + "' is not a valid case name; use [a-z0-9._-]+ or set name:");
   }
@@ -254,15 +261,15 @@ AccuracyCase load_case_text(const std::string& text, const std::string& file) {
 }
 
 AccuracyCase load_case_file(const std::string& path) {
-  std::ifstream f(path, std::ios::binary);
-  std::ostringstream buf;
-  if (!f || !(buf << f.rdbuf())) {
-    Diagnostics d;
-    std::error_code ec;
-    d.error("", fs::exists(path, ec) ? "cannot read the case file (empty or unreadable)" : "no such case file");
+  // The scenario files' safe reader: regular files only, size-capped, never blocking.
+  std::string text;
+  Diagnostics d;
+  if (!read_scenario_bytes(path, text, d, "case file")) throw CaseError({{path, d}});
+  if (text.empty()) {
+    d.error("", "the case file is empty", 1, 1);
     throw CaseError({{path, d}});
   }
-  return load_case_text(buf.str(), path);
+  return load_case_text(text, path);
 }
 
 std::vector<std::string> case_files_in(const std::string& dir) {

@@ -2,12 +2,15 @@
 #include "engine/accuracy/case_prediction.h"
 
 #include <algorithm>
+#include <filesystem>
 #include <limits>
 #include <stdexcept>
 
 #include "engine/accuracy/case_loader.h"
 #include "engine/cost/cost_model.h"
 #include "engine/report/simulate.h"
+#include "engine/scenario/loader.h"
+#include "engine/scenario/validate.h"
 
 namespace hcpsim::accuracy {
 
@@ -115,6 +118,22 @@ double predict_case(const AccuracyCase& c, const BackendRegistry& backends, cons
     throw_case_error(c, "kind", std::string("prediction failed: ") + e.what());
   }
   throw std::logic_error("unknown case kind");
+}
+
+Scenario load_assembled_scenario(const AccuracyCase& c, const YAML::Node& root, const PredictOptions& options,
+                                 const std::string& load_field, const std::string& valid_field,
+                                 const std::string& what) {
+  LoadOptions opt;
+  opt.overrides = options.overrides;
+  Scenario s;
+  try {
+    s = load_scenario_node(root, opt, c.file, std::filesystem::path(c.file).parent_path().string());
+  } catch (const ScenarioError& e) {
+    throw_case_error(c, load_field, what + " does not load (below)", {}, {{e.file(), e.diagnostics()}});
+  }
+  const Diagnostics d = validate(s);
+  if (d.has_errors()) throw_case_error(c, valid_field, what + " is not valid (below)", {}, {{c.file, d}});
+  return s;
 }
 
 }  // namespace hcpsim::accuracy

@@ -24,6 +24,13 @@ struct PredictOptions {
   std::vector<std::string> overrides;
 };
 
+// Loads and validates the one-node scenario a kernel or collective case assembles from its own fields
+// (`root`, nodes carrying the case file's marks), with `options.overrides`. A load error points at
+// the case's `load_field`, a validation error at `valid_field`; `what` names the scenario in them.
+Scenario load_assembled_scenario(const AccuracyCase& c, const YAML::Node& root, const PredictOptions& options,
+                                 const std::string& load_field, const std::string& valid_field,
+                                 const std::string& what);
+
 // The predicted value of c.metric, in the metric's unit. The backend is c.backend from `backends`.
 // Throws CaseError (case_loader.h) naming the case file, the field and what went wrong; a scenario
 // that does not load or validate also lists the scenario's own diagnostics.

@@ -30,16 +30,7 @@ Scenario collective_scenario(const AccuracyCase& c, const PredictOptions& option
   sim["layers"] = 1;
   root["simulation"] = sim;
 
-  LoadOptions opt;
-  opt.overrides = options.overrides;
-  Scenario s;
-  try {
-    s = load_scenario_node(root, opt, c.file, std::filesystem::path(c.file).parent_path().string());
-  } catch (const ScenarioError& e) {
-    throw_case_error(c, "cluster", "the case's cluster does not load (below)", {}, {{e.file(), e.diagnostics()}});
-  }
-  Diagnostics d = validate(s);
-  if (d.has_errors()) throw_case_error(c, "cluster", "the case's cluster is not valid (below)", {}, {{c.file, d}});
+  const Scenario s = load_assembled_scenario(c, root, options, "cluster", "cluster", "the case's cluster");
   if (c.collective.ranks > s.world_size())
     throw_case_error(c, "collective.ranks",
                      "ranks (" + std::to_string(c.collective.ranks) + ") exceeds the GPUs of the cluster (" +

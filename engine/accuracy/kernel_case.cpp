@@ -72,18 +72,7 @@ Scenario kernel_scenario(const AccuracyCase& c, const PredictOptions& options) {
   sim["layers"] = 1;
   root["simulation"] = sim;
 
-  LoadOptions opt;
-  opt.overrides = options.overrides;
-  Scenario s;
-  try {
-    s = load_scenario_node(root, opt, c.file, std::filesystem::path(c.file).parent_path().string());
-  } catch (const ScenarioError& e) {
-    throw_case_error(c, "gpu", "the kernel's one-GPU scenario does not load (below)", {}, {{e.file(), e.diagnostics()}});
-  }
-  const Diagnostics d = validate(s);
-  if (d.has_errors())
-    throw_case_error(c, "kernel", "the kernel's one-GPU scenario is not valid (below)", {}, {{c.file, d}});
-  return s;
+  return load_assembled_scenario(c, root, options, "gpu", "kernel", "the kernel's one-GPU scenario");
 }
 
 TaskGraph kernel_graph(const AccuracyCase& c, const Scenario& s) {

@@ -97,6 +97,15 @@ TEST(CaseLoader, TextErrors) {
       "metric: time_ms\nmeasured: 1\n");
   expect_contains(causal, "t.yaml:6:55: error: kernel.seq_q: a causal kernel needs seq_q <= seq_kv (got 8192 > 1024)");
   expect_contains(err("name: Big Case\nkind: kernel\n"), "t.yaml:1:7: error: name: 'Big Case' is not a valid case name");
+  // A very long name is refused by length (no regex: one recursing per character overflowed the stack).
+  expect_contains(err("name: " + std::string(30000, 'a') + "\nkind: kernel\n"),
+                  "...' is not a valid case name; use 1 to 128 characters");
+}
+
+TEST(CaseLoader, OnlyRegularFilesAreRead) {
+  // A device is refused before it is opened (reading /dev/zero whole would never end).
+  expect_contains(error_of("/dev/zero"), "/dev/zero");
+  expect_contains(error_of(kData + "/no-such-case.yaml"), "no-such-case.yaml");
 }
 
 TEST(CaseLoader, ReadsEveryFieldOfAKernelCase) {
