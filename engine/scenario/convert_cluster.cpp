@@ -203,14 +203,21 @@ void convert_cluster(const YAML::Node& c, YamlReader& r, const ConvertInputs& in
           if (!t[k].IsDefined()) *dst = *v == "on" || *v == "true";
     }
   }
-  if (auto v = r.get_string(c, P, "calibration")) {
+  if (auto v = r.get_string(c, P, "calibration"); v && v->empty()) {
+    r.error(c["calibration"], "cluster.calibration", "the calibration path is empty",
+            {"give a calibration file's path (written by `hcpsim calibrate`), or leave the field out"});
+  } else if (v) {
     namespace fs = std::filesystem;
     fs::path cp(*v);
     // A path written in the file is relative to the file; one given as an override (on the command
     // line) is relative to the current directory, as the user typed it.
     const bool from_override = r.where(c["calibration"], "cluster.calibration").override_index > 0;
-    if (cp.is_relative() && from_override) cp = fs::absolute(cp);
-    else if (cp.is_relative() && !in.base_dir.empty()) cp = fs::path(in.base_dir) / cp;
+    std::error_code ec;   // fs::absolute throws on odd paths; a failure keeps the path as written
+    if (cp.is_relative() && from_override) {
+      if (fs::path abs = fs::absolute(cp, ec); !ec) cp = abs;
+    } else if (cp.is_relative() && !in.base_dir.empty()) {
+      cp = fs::path(in.base_dir) / cp;
+    }
     out.calibration_path = cp.lexically_normal().string();
   }
   if (const YAML::Node n = c["faults"]; n.IsDefined()) {

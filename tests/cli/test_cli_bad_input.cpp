@@ -184,6 +184,10 @@ std::vector<Case> cases() {
       {"override_long_value_clipped", kBase, "\"model.attn_mask_type=" + std::string(5000, '[') + "\"", 1, {"<override 1: 'model.attn_mask_type=[[[[", "(5021 characters)'>"}},
       {"calibration_is_a_device", C("  calibration: /dev/zero\n"), "", 1, {"FILE:11:3: error: cluster.calibration: /dev/zero: error: calibration: '/dev/zero' is a character device, not a calibration file"}},
       {"calibration_missing", C("  calibration: no-such-calibration.yaml\n"), "", 1, {"FILE:11:3: error: cluster.calibration:", "cannot open calibration file"}},
+      // Found by the fuzzer (seed 3, input 9025): an empty calibration path given as an override made
+      // std::filesystem::absolute throw, and the error had no position.
+      {"calibration_empty_in_file", C("  calibration: \"\"\n"), "", 1, {"FILE:11:16: error: cluster.calibration: the calibration path is empty"}},
+      {"calibration_empty_override", C(""), "'cluster.calibration=\"\"'", 1, {"error: cluster.calibration: <override 1: 'cluster.calibration=\"\"'> the calibration path is empty"}},
       {"dev_zero", none, "!validate /dev/zero", 1, {"/dev/zero: error: '/dev/zero' is a character device, not a scenario file"}},
       {"backend_option_empty", kBase, "!simulate FILE --backend ''", 2, {"--backend: the backend name is empty"}},
       {"simulate_trace_dev_full", kBase, "!simulate FILE --backend analytic --trace /dev/full", 1, {"cannot write /dev/full"}},
