@@ -1,7 +1,6 @@
 #include "engine/step/pipeline_schedule.h"
 
 #include <algorithm>
-#include <limits>
 #include <stdexcept>
 #include <string>
 
@@ -84,11 +83,24 @@ PipelineTimes simulate_pipeline(const PipelineInputs& in) {
   for (int s = 0; s < p; ++s) order[static_cast<std::size_t>(s)] = schedule_order(s, p, v, m);
   std::vector<std::size_t> next(static_cast<std::size_t>(p), 0);
   std::vector<double> free_at(static_cast<std::size_t>(p), 0.0);
+  std::vector<double> dp_free(static_cast<std::size_t>(p), 0.0);   // end of the stage's last bucket
+  // NCCL calls running beside a stage's compute: [start, end) and the share of the GPU they take.
+  struct Busy {
+    double start_s, end_s, load;
+  };
+  std::vector<std::vector<Busy>> comm(static_cast<std::size_t>(p));
+  // Wall seconds `work_s` of compute takes from `t` on stage si, stretched by the calls it overlaps.
+  auto stretched = [&](std::size_t si, double t, double work_s) {
+    double dur = work_s;
+    for (const Busy& b : comm[si]) {
+      const double overlap = std::min(b.end_s, t + work_s) - std::max(b.start_s, t);
+      if (overlap > 0) dur += b.load * overlap;
+    }
+    return dur;
+  };
   PipelineTimes out;
   out.stage_busy_s.assign(static_cast<std::size_t>(p), 0.0);
   out.stage_end_s.assign(static_cast<std::size_t>(p), 0.0);
-  out.last_backward_window_s.assign(static_cast<std::size_t>(p), 0.0);
-  std::vector<double> last_mb_backward_start(static_cast<std::size_t>(p), std::numeric_limits<double>::max());
   std::size_t done = 0, total = 0;
   for (const auto& o : order) total += o.size();
   while (done < total) {
@@ -100,14 +112,26 @@ PipelineTimes simulate_pipeline(const PipelineInputs& in) {
         const double r = ready(op, s);
         if (r < 0) break;
         const auto ci = static_cast<std::size_t>(op.chunk);
-        const double dur = op.forward ? in.forward_s[si][ci] : in.backward_s[si][ci];
         const double start = std::max(free_at[si], r);
-        const double finish = start + dur;
+        std::erase_if(comm[si], [&](const Busy& b) { return b.end_s <= start; });
+        const bool buckets = !op.forward && op.micro_batch == m - 1 && in.grad_bucket_s > 0;
+        const int pieces = buckets ? std::max(1, in.grad_buckets_per_chunk) : 1;
+        const double work = (op.forward ? in.forward_s[si][ci] : in.backward_s[si][ci]) / pieces;
+        double t = start;
+        for (int k = 0; k < pieces; ++k) {
+          t += stretched(si, t, work);
+          if (!buckets) continue;
+          const double b0 = std::max(dp_free[si], t);
+          dp_free[si] = b0 + in.grad_bucket_s;
+          comm[si].push_back({b0, dp_free[si], in.grad_bucket_load});
+        }
+        const double finish = t;
+        // Every step sends its output on, except the loss chunk's forward and the first chunk's backward.
+        const bool sends = p > 1 && (op.forward ? !(s == p - 1 && op.chunk == v - 1) : !(s == 0 && op.chunk == 0));
+        if (sends) comm[si].push_back({finish, finish + (op.forward ? in.p2p_forward_s : in.p2p_backward_s), in.send_load});
         end[idx(op.forward, op.micro_batch, op.chunk, s)] = finish;
         free_at[si] = finish;
-        out.stage_busy_s[si] += dur;
-        if (!op.forward && op.micro_batch == m - 1)
-          last_mb_backward_start[si] = std::min(last_mb_backward_start[si], start);
+        out.stage_busy_s[si] += finish - start;
         if (s == 0 && op.forward && op.micro_batch == 0 && op.chunk == 0) out.first_forward_s = finish;
         ++next[si];
         ++done;
@@ -120,10 +144,10 @@ PipelineTimes simulate_pipeline(const PipelineInputs& in) {
   for (int s = 0; s < p; ++s) {
     const auto si = static_cast<std::size_t>(s);
     out.stage_end_s[si] = free_at[si];
-    out.last_backward_window_s[si] = free_at[si] - last_mb_backward_start[si];
     out.makespan_s = std::max(out.makespan_s, free_at[si]);
     busiest = std::max(busiest, out.stage_busy_s[si]);
   }
+  out.grad_reduced_s = dp_free;
   out.bubble_fraction = out.makespan_s > 0 ? 1.0 - busiest / out.makespan_s : 0.0;
   return out;
 }

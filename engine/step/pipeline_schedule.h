@@ -16,6 +16,16 @@ struct PipelineInputs {
   std::vector<std::vector<double>> forward_s, backward_s;
   double p2p_forward_s = 0;    // activations to the next stage, one micro-batch
   double p2p_backward_s = 0;   // activation gradients to the previous stage
+  // NCCL calls beside the compute take a share of the GPU while they run (the compute they overlap
+  // is stretched by load x overlap, as CostModel::comm_compute_load prices it in the layer graph).
+  double send_load = 0;          // a stage's send to its neighbour, from the step's end for p2p_*_s
+  // Gradient buckets reduced during the last micro-batch's backward (overlap_grad_reduce): each
+  // backward step of micro-batch m - 1 runs as `grad_buckets_per_chunk` equal pieces (its layers),
+  // each followed by one bucket of `grad_bucket_s` seconds on the stage's DP stream (buckets run back
+  // to back). grad_bucket_s = 0: no buckets (the reduction then follows the stage's end).
+  int grad_buckets_per_chunk = 1;
+  double grad_bucket_s = 0;
+  double grad_bucket_load = 0;
 };
 
 struct PipelineTimes {
@@ -23,9 +33,7 @@ struct PipelineTimes {
   double bubble_fraction = 0;            // 1 - busiest stage's compute / makespan
   std::vector<double> stage_busy_s;      // compute seconds per stage
   std::vector<double> stage_end_s;       // when each stage's last backward ends
-  // Per stage: seconds from the start of the last micro-batch's first backward step on that stage
-  // to the stage's end (the window in which Megatron's gradient reduction can overlap).
-  std::vector<double> last_backward_window_s;
+  std::vector<double> grad_reduced_s;    // when each stage's last gradient bucket ends (0 without buckets)
   double first_forward_s = 0;            // stage 0: end of micro-batch 0's first forward step
 };
 

@@ -10,18 +10,12 @@
 #include "engine/cost/route.h"
 #include "engine/graph/task_graph.h"
 #include "engine/layout/rank_layout.h"
-#include "engine/memory/memory_model.h"
 #include "engine/step/model_flops.h"
 #include "engine/step/pipeline_schedule.h"
+#include "engine/step/step_work.h"
 
 namespace hcpsim::step {
 namespace {
-
-// Bytes the Adam step moves per parameter it updates: read the fp32 gradient (4), read and write
-// the fp32 main parameter and both moments (12 + 12), write the bf16 parameter (2).
-constexpr double kOptimizerBytesPerParam = 30.0;
-constexpr double kGradBytesPerParam = 4.0;    // fp32 gradient buckets (grad_reduce_in_fp32)
-constexpr double kParamBytesPerParam = 2.0;   // bf16 parameters gathered back
 
 // Seconds of one compute kernel timed by the scenario's cost model (GEMM or memory-bound).
 double kernel_s(const CostModel& cost, TaskKind kind, double flops, double bytes) {
@@ -33,6 +27,13 @@ double kernel_s(const CostModel& cost, TaskKind kind, double flops, double bytes
   return cost.compute_seconds(g, t);
 }
 
+// Seconds of kernels run one after the other.
+double kernels_s(const CostModel& cost, const std::vector<Kernel>& ks) {
+  double total = 0;
+  for (const Kernel& k : ks) total += kernel_s(cost, k.kind, k.flops, k.bytes);
+  return total;
+}
+
 double ring_s(const RouteModel& routes, TaskKind kind, const std::vector<int>& group, double bytes_per_rank) {
   if (group.size() < 2 || bytes_per_rank <= 0) return 0.0;
   CommOp op;
@@ -41,6 +42,34 @@ double ring_s(const RouteModel& routes, TaskKind kind, const std::vector<int>& g
   op.ranks.assign(group.begin(), group.end());
   op.bytes_per_rank = bytes_per_rank;
   return ring_collective_seconds(op, routes);
+}
+
+// Fraction of a GPU the NCCL kernels of one call take from compute while they run
+// (CostModel::comm_compute_load): a collective over `ranks` of `bytes_per_rank`, or (SendRecv) a
+// send of `bytes_per_rank` from ranks[0] to ranks[1].
+double comm_load(const CostModel& cost, TaskKind kind, const std::vector<int>& ranks, double bytes_per_rank) {
+  if (ranks.size() < 2 || bytes_per_rank <= 0) return 0.0;
+  TaskGraph g;
+  Task t;
+  t.kind = kind;
+  t.rank = ranks.front();
+  t.bytes = bytes_per_rank;
+  t.comm = 0;
+  CommOp op;
+  op.kind = kind;
+  op.ranks.assign(ranks.begin(), ranks.end());
+  if (kind == TaskKind::SendRecv) op.transfers = {{ranks[0], ranks[1], bytes_per_rank}};
+  else op.bytes_per_rank = bytes_per_rank;
+  op.tasks = {g.add_task(t, "step")};
+  g.add_comm(std::move(op));
+  return cost.comm_compute_load(g, g.task(0));
+}
+
+// Host overhead of launching one NCCL call outside a ring (CostModel::comm_overhead_s).
+double launch_s(const CostModel& cost, TaskKind kind) {
+  Task t;
+  t.kind = kind;
+  return cost.comm_overhead_s(t);
 }
 
 }  // namespace
@@ -77,10 +106,7 @@ StepReport compose_step(const Scenario& s, const LayerTimes& lt) {
   const RankLayout layout = RankLayout::from_scenario(s);
   const RouteModel routes(s, cost);
   const int layers_per_chunk = L / (p * v);
-  const double e = bytes_per_element(s.model.params_dtype);
-  const double h = s.model.hidden_size;
-  const double tokens = static_cast<double>(s.train.micro_batch_size) * s.model.seq_length / s.cp();
-  const double vocab_t = static_cast<double>(s.model.vocab_size) / s.tp();
+  const StepWork work = step_work(s);
 
   // Recomputation (training): the forward run again inside the backward, per chunk.
   double recompute_chunk_s = 0;
@@ -97,26 +123,17 @@ StepReport compose_step(const Scenario& s, const LayerTimes& lt) {
       }
     }
   }
-  // Embedding (first stage): a row gather forward, a scatter-add of fp32 gradients backward.
-  const double emb_f = kernel_s(cost, TaskKind::Copy, 0, 2.0 * e * tokens * h);
-  const double emb_b = prefill ? 0.0 : kernel_s(cost, TaskKind::Copy, 0, (e + 2.0 * 4.0) * tokens * h);
-  // Output layer (last stage): [tokens x h] x [h x V/tp], then the vocab-parallel cross entropy
-  // (bf16 logits read, fp32 softmax written). Backward: dgrad + wgrad GEMMs and the softmax gradient.
-  // Prefill needs the logits of the last token of each sequence only.
-  const double out_tokens = prefill ? static_cast<double>(s.train.micro_batch_size) : tokens;
-  const double out_gemm_flops = 2.0 * out_tokens * h * vocab_t;
-  const double out_gemm_bytes = e * (out_tokens * h + h * vocab_t + out_tokens * vocab_t);
-  const double out_f = kernel_s(cost, TaskKind::Gemm, out_gemm_flops, out_gemm_bytes) +
-                       (prefill ? 0.0 : kernel_s(cost, TaskKind::Copy, 0, (e + 4.0) * out_tokens * vocab_t));
-  const double out_b = prefill ? 0.0
-                               : 2.0 * kernel_s(cost, TaskKind::Gemm, out_gemm_flops, out_gemm_bytes) +
-                                     kernel_s(cost, TaskKind::Copy, 0, (4.0 + e) * out_tokens * vocab_t);
+  // Embedding (first stage), output layer and loss (last stage): step_work.h.
+  const double emb_f = kernels_s(cost, work.embedding_forward);
+  const double emb_b = kernels_s(cost, work.embedding_backward);
+  const double out_f = kernels_s(cost, work.output_forward);
+  const double out_b = kernels_s(cost, work.output_backward);
   r.embedding_s = emb_f + emb_b;
   r.output_layer_s = out_f + out_b;
 
-  // P2P activation transfers between neighbouring stages: [s/cp, b, h] per TP rank (scattered over
-  // TP with sequence parallelism), on the route between the two ranks.
-  const double p2p_bytes = e * tokens * h / (s.model.sequence_parallel ? s.tp() : 1);
+  // P2P activation transfers between neighbouring stages, on the route between the two ranks.
+  const double p2p_bytes = work.p2p_bytes;
+  double send_load = 0;   // share of the GPU a send takes from the compute it overlaps
   if (p > 1) {
     const auto& pp_group = layout.group_of(GroupKind::PP, 0);
     const int hops = v > 1 ? p : p - 1;   // interleaving also sends from the last stage to the first
@@ -125,7 +142,12 @@ StepReport compose_step(const Scenario& s, const LayerTimes& lt) {
       const int b = pp_group[static_cast<std::size_t>((i + 1) % p)];
       r.p2p_forward_s = std::max(r.p2p_forward_s, routes.transfer_seconds(a, b, p2p_bytes));
       r.p2p_backward_s = std::max(r.p2p_backward_s, routes.transfer_seconds(b, a, p2p_bytes));
+      send_load = std::max({send_load, comm_load(cost, TaskKind::SendRecv, {a, b}, p2p_bytes),
+                            comm_load(cost, TaskKind::SendRecv, {b, a}, p2p_bytes)});
     }
+    // The receiver sees the data once the send's NCCL call has also paid its host launch.
+    r.p2p_forward_s += launch_s(cost, TaskKind::SendRecv);
+    r.p2p_backward_s += launch_s(cost, TaskKind::SendRecv);
   }
 
   PipelineInputs in;
@@ -134,6 +156,7 @@ StepReport compose_step(const Scenario& s, const LayerTimes& lt) {
   in.chunks = v;
   in.p2p_forward_s = r.p2p_forward_s;
   in.p2p_backward_s = r.p2p_backward_s;
+  in.send_load = send_load;
   in.forward_s.assign(static_cast<std::size_t>(p), std::vector<double>(static_cast<std::size_t>(v), 0.0));
   in.backward_s = in.forward_s;
   std::vector<double> stage_f(static_cast<std::size_t>(p), 0.0);
@@ -173,42 +196,55 @@ StepReport compose_step(const Scenario& s, const LayerTimes& lt) {
     r.pipeline_bubble_fraction = r.pipeline_s > 0 ? 1.0 - m * r.stage_forward_s / r.pipeline_s : 0.0;
     time_s = r.pipeline_s;
   } else {
-    const PipelineTimes pt = simulate_pipeline(in);
-    r.pipeline_s = pt.makespan_s;
-    r.pipeline_bubble_fraction = pt.bubble_fraction;
     // Data parallelism over the DP x CP group (the ranks that hold the same weights).
-    const double params = estimate_memory(s).parameters;   // held by one GPU of the first stage
     const auto& group = layout.group_of(GroupKind::DP_CP, 0);
-    const double n = static_cast<double>(group.size());
     r.dp_group_size = static_cast<int>(group.size());
     const bool dist = s.ddp.use_distributed_optimizer;
-    if (dist) {
-      r.dp_grad_reduce_s = ring_s(routes, TaskKind::ReduceScatter, group, kGradBytesPerParam * params / n);
-      r.dp_param_gather_s = ring_s(routes, TaskKind::AllGather, group, kParamBytesPerParam * params / n);
-    } else {
-      r.dp_grad_reduce_s = ring_s(routes, TaskKind::AllReduce, group, kGradBytesPerParam * params);
+    const TaskKind grad_kind = dist ? TaskKind::ReduceScatter : TaskKind::AllReduce;
+    // Each alone, as one NCCL call with its host launch.
+    const double rs_ring = ring_s(routes, grad_kind, group, work.grad_reduce_bytes);
+    const double rs_launch = rs_ring > 0 ? launch_s(cost, grad_kind) : 0.0;
+    r.dp_grad_reduce_s = rs_ring + rs_launch;
+    const double ag_ring = dist ? ring_s(routes, TaskKind::AllGather, group, work.param_gather_bytes) : 0.0;
+    const double ag_launch = ag_ring > 0 ? launch_s(cost, TaskKind::AllGather) : 0.0;
+    r.dp_param_gather_s = ag_ring + ag_launch;
+    const int layers_per_stage = L / p;
+    // The pipeline alone (warm-up, steady state, cool-down, P2P transfers).
+    const PipelineTimes alone = simulate_pipeline(in);
+    r.pipeline_s = alone.makespan_s;
+    r.pipeline_bubble_fraction = alone.bubble_fraction;
+    // Gradient buckets, one per layer, reduced while the last micro-batch's backward still runs
+    // (overlap_grad_reduce): the replay starts each after its layer and stretches the compute it
+    // overlaps by the share of the GPU its NCCL kernels take; the last bucket of a stage is exposed.
+    // Without overlap, one reduction follows each stage's last backward.
+    const bool rs_overlap = s.ddp.overlap_grad_reduce && rs_ring > 0;
+    PipelineTimes pt = alone;
+    if (rs_overlap) {
+      in.grad_buckets_per_chunk = layers_per_chunk;
+      in.grad_bucket_s = rs_ring / layers_per_stage + rs_launch;
+      in.grad_bucket_load = comm_load(cost, grad_kind, group, work.grad_reduce_bytes / layers_per_stage);
+      pt = simulate_pipeline(in);
     }
-    const double layers_per_stage = static_cast<double>(L) / p;
-    // Gradient buckets are reduced while the last micro-batch's backward still runs (overlap_grad_reduce);
-    // the last bucket is always exposed.
     double end_s = 0;
     for (int st = 0; st < p; ++st) {
       const auto si = static_cast<std::size_t>(st);
-      const double rs = r.dp_grad_reduce_s;
-      const double exposed = s.ddp.overlap_grad_reduce
-                                 ? std::max(rs / layers_per_stage, rs - pt.last_backward_window_s[si])
-                                 : rs;
-      end_s = std::max(end_s, pt.stage_end_s[si] + exposed);
+      end_s = std::max(end_s, rs_overlap ? std::max(pt.stage_end_s[si], pt.grad_reduced_s[si])
+                                         : pt.stage_end_s[si] + r.dp_grad_reduce_s);
     }
-    // Parameter all-gather: overlapped with the first forward of the next step when asked.
-    const double ag = r.dp_param_gather_s;
-    const double ag_exposed = dist && s.ddp.overlap_param_gather
-                                  ? std::max(ag / layers_per_stage, ag - pt.first_forward_s)
-                                  : ag;
-    r.dp_exposed_s = end_s - pt.makespan_s + ag_exposed;
-    const double updated = dist ? params / n : params;
-    r.optimizer_s = kernel_s(cost, TaskKind::Copy, 0, kOptimizerBytesPerParam * updated);
-    time_s = end_s + ag_exposed + r.optimizer_s;
+    // Parameter all-gather: after the optimizer, or (overlap_param_gather) in per-layer buckets behind
+    // the first forward of the next step. Exposed then: the first bucket, or what stage 0's first
+    // forward cannot hide; the hidden part stretches that forward by the share of the GPU it takes.
+    const bool ag_overlap = dist && s.ddp.overlap_param_gather && ag_ring > 0;
+    const double ag_exposed =
+        ag_overlap ? std::max(ag_ring / layers_per_stage, ag_ring - alone.first_forward_s) + ag_launch : r.dp_param_gather_s;
+    const double ag_load =
+        ag_overlap ? comm_load(cost, TaskKind::AllGather, group, work.param_gather_bytes / layers_per_stage) : 0.0;
+    const double ag_s = ag_exposed + ag_load * (r.dp_param_gather_s - ag_exposed);
+    // Everything data parallelism adds to the pipeline: exposed collectives and the compute their
+    // hidden part slows down.
+    r.dp_exposed_s = end_s - alone.makespan_s + ag_s;
+    r.optimizer_s = kernel_s(cost, TaskKind::Copy, 0, work.optimizer_bytes);
+    time_s = end_s + ag_s + r.optimizer_s;
   }
   r.time_s = time_s;
   const double world = s.world_size();

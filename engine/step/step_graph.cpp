@@ -1,0 +1,456 @@
+#include "engine/step/step_graph.h"
+
+#include <algorithm>
+#include <map>
+#include <memory>
+#include <set>
+#include <stdexcept>
+#include <string>
+#include <tuple>
+#include <vector>
+
+#include "engine/schedule/build.h"
+#include "engine/step/pipeline_schedule.h"
+#include "engine/step/step_model.h"
+#include "engine/step/step_work.h"
+
+namespace hcpsim::step {
+namespace {
+
+[[noreturn]] void fail(const std::string& m) { throw std::invalid_argument("build_step_graph: " + m); }
+
+// One pass of one layer graph restricted to the ranks of one pipeline stage, with the edges inside
+// it; indices are positions in `tasks`.
+struct PassPart {
+  std::vector<TaskId> tasks;                       // template ids, ascending
+  std::vector<std::vector<std::uint32_t>> preds;   // predecessors inside the part
+  std::vector<char> is_exit;                       // no successor inside the part
+  std::vector<std::uint32_t> comms;                // template comm ops whose members are all in the part
+};
+
+// The layer graph of one comm type on the whole cluster (every stage runs the same layer at once in
+// it), split by (pass, stage): the pieces the step graph copies.
+class LayerTemplate {
+ public:
+  LayerTemplate(const Scenario& s, const RankLayout& layout, const GraphOptions& o)
+      : g_(build_task_graph(s, layout, o)), stages_(layout.pp()) {
+    parts_.resize(static_cast<std::size_t>(2 * stages_));
+    std::vector<std::uint32_t> pos(g_.size());
+    std::vector<int> key(g_.size());
+    for (TaskId id = 0; id < g_.size(); ++id) {
+      const Task& t = g_.task(id);
+      key[id] = part_index(t.pass, layout.coord(t.rank).pp);
+      PassPart& p = parts_[static_cast<std::size_t>(key[id])];
+      pos[id] = static_cast<std::uint32_t>(p.tasks.size());
+      p.tasks.push_back(id);
+    }
+    for (PassPart& p : parts_) {
+      p.preds.resize(p.tasks.size());
+      p.is_exit.assign(p.tasks.size(), 1);
+    }
+    for (TaskId id = 0; id < g_.size(); ++id) {
+      PassPart& p = parts_[static_cast<std::size_t>(key[id])];
+      for (TaskId d : g_.deps(id)) {
+        if (key[d] != key[id]) continue;   // forward -> backward edges: stream order replaces them
+        p.preds[pos[id]].push_back(pos[d]);
+        p.is_exit[pos[d]] = 0;
+      }
+    }
+    for (std::uint32_t c = 0; c < g_.comms().size(); ++c) {
+      const CommOp& op = g_.comms()[c];
+      if (op.tasks.empty()) continue;
+      const int k = key[op.tasks.front()];
+      for (TaskId t : op.tasks)
+        if (key[t] != k) throw std::logic_error("build_step_graph: a layer comm op spans passes or pipeline stages");
+      parts_[static_cast<std::size_t>(k)].comms.push_back(c);
+    }
+    pos_ = std::move(pos);
+  }
+  const TaskGraph& graph() const { return g_; }
+  const PassPart& part(Pass pass, int stage) const { return parts_[static_cast<std::size_t>(part_index(pass, stage))]; }
+  std::uint32_t position(TaskId id) const { return pos_[id]; }
+
+ private:
+  int part_index(Pass pass, int stage) const { return (pass == Pass::Forward ? 0 : stages_) + stage; }
+  TaskGraph g_;
+  int stages_;
+  std::vector<PassPart> parts_;
+  std::vector<std::uint32_t> pos_;
+};
+
+class StepGraphBuilder {
+ public:
+  StepGraphBuilder(const Scenario& s, const RankLayout& layout)
+      : s_(s), layout_(layout), work_(step_work(s)), p_(s.pp()), v_(s.vpp()), m_(s.micro_batches()),
+        lpc_(s.model.num_layers / (s.pp() * s.vpp())) {
+    g_.world_size = layout.world_size();
+    g_.layers = s.model.num_layers;
+    g_.scenario_name = s.name;
+    front_.resize(static_cast<std::size_t>(layout.world_size()));
+    dp_last_.assign(static_cast<std::size_t>(layout.world_size()), kNone);
+    // stage_ranks_[stage][j]: the ranks of PP group j hold the same TP, CP and DP coordinates.
+    const auto& pp_groups = layout.groups(GroupKind::PP);
+    stage_ranks_.assign(static_cast<std::size_t>(p_), std::vector<int>(pp_groups.size()));
+    for (std::size_t j = 0; j < pp_groups.size(); ++j)
+      for (int st = 0; st < p_; ++st)
+        stage_ranks_[static_cast<std::size_t>(st)][j] = pp_groups[j][static_cast<std::size_t>(st)];
+    for (const auto& grp : layout.groups(GroupKind::DP_CP)) dp_groups_.push_back(grp);
+    dist_ = s.ddp.use_distributed_optimizer;
+    dp_ = work_.dp_group_size > 1;
+  }
+
+  TaskGraph build() {
+    if (dp_ && dist_ && s_.ddp.overlap_param_gather) add_param_gather_buckets();
+    run_schedule();
+    finish_step();
+    return std::move(g_);
+  }
+
+ private:
+  // --- layer graphs ---------------------------------------------------------------------------
+  const LayerTemplate& layer_template(CpCommType type, bool attention_only) {
+    const int k = static_cast<int>(type) * 2 + (attention_only ? 1 : 0);
+    auto& slot = templates_[k];
+    if (!slot) {
+      Scenario one = s_;
+      one.model.cp_comm_type = {type};
+      GraphOptions o;
+      o.layers = 1;
+      o.whole_layer = !attention_only && s_.model.ffn_hidden_size > 0;
+      o.backward = !attention_only;
+      slot = std::make_unique<LayerTemplate>(one, layout_, o);
+      attention_map_[k].assign(slot->graph().attention_shapes().size(), kNone);
+    }
+    return *slot;
+  }
+
+  // Copies one pass of layer `layer` for stage `st`: its first tasks on each rank wait for that
+  // rank's frontier, which becomes the copy's last tasks.
+  void add_layer_pass(int st, int layer, Pass pass, bool attention_only = false) {
+    const CpCommType type = s_.comm_type_for_layer(layer);
+    const LayerTemplate& t = layer_template(type, attention_only);
+    auto& amap = attention_map_[static_cast<int>(type) * 2 + (attention_only ? 1 : 0)];
+    const TaskGraph& tg = t.graph();
+    const PassPart& part = t.part(pass, st);
+    std::vector<TaskId> id(part.tasks.size());
+    std::map<int, std::vector<TaskId>> exits;
+    for (std::size_t i = 0; i < part.tasks.size(); ++i) {
+      const Task& src = tg.task(part.tasks[i]);
+      Task task = src;
+      task.layer = static_cast<std::int16_t>(layer);
+      task.comm = kNone;
+      if (src.attention != kNone) {
+        if (amap[src.attention] == kNone) amap[src.attention] = g_.add_attention(tg.attention_shapes()[src.attention]);
+        task.attention = amap[src.attention];
+      }
+      id[i] = g_.add_task(task, tg.label(src));
+      if (part.preds[i].empty()) {
+        for (TaskId f : front_[static_cast<std::size_t>(src.rank)]) g_.add_dep(f, id[i]);
+      } else {
+        for (std::uint32_t pi : part.preds[i]) g_.add_dep(id[pi], id[i]);
+      }
+      if (part.is_exit[i]) exits[src.rank].push_back(id[i]);
+    }
+    for (std::uint32_t c : part.comms) {
+      CommOp op = tg.comms()[c];
+      for (TaskId& m : op.tasks) m = id[t.position(m)];
+      const std::uint32_t ci = g_.add_comm(op);
+      for (TaskId m : op.tasks) g_.task(m).comm = ci;
+    }
+    for (auto& [rank, ex] : exits) front_[static_cast<std::size_t>(rank)] = std::move(ex);
+  }
+
+  // Kernels of the step's own work (embedding, output layer) on every rank of stage `st`, in order.
+  void add_kernels(int st, const std::vector<Kernel>& ks, Pass pass, int layer) {
+    for (int r : stage_ranks_[static_cast<std::size_t>(st)])
+      for (const Kernel& k : ks) {
+        Task t;
+        t.kind = k.kind;
+        t.flops = k.flops;
+        t.bytes = k.bytes;
+        t.rank = r;
+        t.pass = pass;
+        t.layer = static_cast<std::int16_t>(layer);
+        t.stream = Stream::Main;
+        const TaskId id = g_.add_task(t, k.label);
+        auto& f = front_[static_cast<std::size_t>(r)];
+        for (TaskId d : f) g_.add_dep(d, id);
+        f.assign(1, id);
+      }
+  }
+
+  // --- communication --------------------------------------------------------------------------
+  // Activations (or their gradients) from every rank of stage `from` to its peer on stage `to`,
+  // after the sender's frontier; returns the receive tasks by PP group (they wait for nothing).
+  std::vector<TaskId> add_p2p(int from, int to, Pass pass, int layer) {
+    const bool fwd = pass == Pass::Forward;
+    const auto& src = stage_ranks_[static_cast<std::size_t>(from)];
+    const auto& dst = stage_ranks_[static_cast<std::size_t>(to)];
+    std::vector<TaskId> recv(src.size());
+    for (std::size_t j = 0; j < src.size(); ++j) {
+      Task ts;
+      ts.kind = TaskKind::SendRecv;
+      ts.stream = Stream::NcclP2P;
+      ts.pass = pass;
+      ts.layer = static_cast<std::int16_t>(layer);
+      ts.rank = src[j];
+      ts.bytes = work_.p2p_bytes;
+      Task tr = ts;
+      tr.rank = dst[j];
+      tr.bytes = 0;
+      const TaskId send = g_.add_task(ts, fwd ? "pp_send_activation" : "pp_send_grad");
+      for (TaskId d : front_[static_cast<std::size_t>(src[j])]) g_.add_dep(d, send);
+      recv[j] = g_.add_task(tr, fwd ? "pp_recv_activation" : "pp_recv_grad");
+      CommOp op;
+      op.kind = TaskKind::SendRecv;
+      op.group = GroupKind::PP;
+      op.group_index = static_cast<int>(j);
+      op.ranks = {src[j], dst[j]};
+      op.tasks = {send, recv[j]};
+      op.transfers = {{src[j], dst[j], work_.p2p_bytes}};
+      const std::uint32_t ci = g_.add_comm(std::move(op));
+      g_.task(send).comm = g_.task(recv[j]).comm = ci;
+    }
+    return recv;
+  }
+
+  // One collective per DP x CP group of stage `st`; rank r's member waits for `after(r)` and for
+  // the previous collective of its DP stream. Updates dp_last_.
+  template <class After>
+  void add_dp_collective(int st, TaskKind kind, double bytes_per_rank, Pass pass, int layer, const char* label,
+                         After after) {
+    for (std::size_t gi = 0; gi < dp_groups_.size(); ++gi) {
+      const auto& grp = dp_groups_[gi];
+      if (layout_.coord(grp.front()).pp != st) continue;
+      CommOp op;
+      op.kind = kind;
+      op.group = GroupKind::DP_CP;
+      op.group_index = static_cast<int>(gi);
+      op.bytes_per_rank = bytes_per_rank;
+      for (int r : grp) {
+        Task t;
+        t.kind = kind;
+        t.stream = Stream::NcclCp;
+        t.pass = pass;
+        t.layer = static_cast<std::int16_t>(layer);
+        t.rank = r;
+        t.bytes = bytes_per_rank;
+        const TaskId id = g_.add_task(t, label);
+        for (TaskId d : after(r)) g_.add_dep(d, id);
+        auto& last = dp_last_[static_cast<std::size_t>(r)];
+        if (last != kNone) g_.add_dep(last, id);
+        last = id;
+        op.ranks.push_back(r);
+        op.tasks.push_back(id);
+      }
+      const auto tasks = op.tasks;
+      const std::uint32_t ci = g_.add_comm(std::move(op));
+      for (TaskId id : tasks) g_.task(id).comm = ci;
+    }
+  }
+
+  int layer_of(int st, int chunk, int i) const { return (chunk * p_ + st) * lpc_ + i; }
+  int layers_per_stage() const { return lpc_ * v_; }
+
+  // overlap_param_gather: this step's parameters gathered at its start, one bucket per layer in
+  // the order the stage first uses them; the first forward of each layer waits for its bucket.
+  void add_param_gather_buckets() {
+    ag_bucket_.assign(static_cast<std::size_t>(layout_.world_size()), {});
+    const double bytes = work_.param_gather_bytes / layers_per_stage();
+    for (int st = 0; st < p_; ++st)
+      for (int b = 0; b < layers_per_stage(); ++b) {
+        add_dp_collective(st, TaskKind::AllGather, bytes, Pass::Forward, layer_of(st, b / lpc_, b % lpc_),
+                          "param_all_gather", [](int) { return std::vector<TaskId>{}; });
+        for (int r : stage_ranks_[static_cast<std::size_t>(st)])
+          ag_bucket_[static_cast<std::size_t>(r)].push_back(dp_last_[static_cast<std::size_t>(r)]);
+      }
+  }
+
+  // --- the pipeline ---------------------------------------------------------------------------
+  using OpKey = std::tuple<bool, int, int, int>;   // forward?, micro-batch, chunk, stage
+
+  // The op that produces the input of `op` on stage `st` (the same stage's forward for the last
+  // stage's last chunk backward).
+  OpKey producer(const PipelineOp& op, int st) const {
+    if (op.forward) return st > 0 ? OpKey{true, op.micro_batch, op.chunk, st - 1}
+                                  : OpKey{true, op.micro_batch, op.chunk - 1, p_ - 1};
+    if (st < p_ - 1) return {false, op.micro_batch, op.chunk, st + 1};
+    if (op.chunk == v_ - 1) return {true, op.micro_batch, op.chunk, st};
+    return {false, op.micro_batch, op.chunk + 1, 0};
+  }
+  bool has_producer(const PipelineOp& op, int st) const { return !(op.forward && st == 0 && op.chunk == 0); }
+
+  void run_schedule() {
+    std::vector<std::vector<PipelineOp>> order(static_cast<std::size_t>(p_));
+    std::size_t total = 0;
+    for (int st = 0; st < p_; ++st) {
+      order[static_cast<std::size_t>(st)] = schedule_order(st, p_, v_, m_);
+      total += order[static_cast<std::size_t>(st)].size();
+    }
+    std::vector<std::size_t> next(static_cast<std::size_t>(p_), 0);
+    std::size_t done = 0;
+    while (done < total) {
+      bool progress = false;
+      for (int st = 0; st < p_; ++st) {
+        auto& n = next[static_cast<std::size_t>(st)];
+        const auto& ops = order[static_cast<std::size_t>(st)];
+        while (n < ops.size()) {
+          const PipelineOp& op = ops[n];
+          if (has_producer(op, st) && built_.count(producer(op, st)) == 0) break;
+          build_op(op, st);
+          built_.insert({op.forward, op.micro_batch, op.chunk, st});
+          ++n;
+          ++done;
+          progress = true;
+        }
+      }
+      if (!progress) throw std::logic_error("build_step_graph: the pipeline schedule deadlocked");
+    }
+  }
+
+  void take_inbox(const OpKey& key, int st) {
+    const auto it = inbox_.find(key);
+    if (it == inbox_.end()) return;
+    const auto& ranks = stage_ranks_[static_cast<std::size_t>(st)];
+    for (std::size_t j = 0; j < ranks.size(); ++j) front_[static_cast<std::size_t>(ranks[j])].push_back(it->second[j]);
+    inbox_.erase(it);
+  }
+
+  void build_op(const PipelineOp& op, int st) {
+    const int c = op.chunk, mb = op.micro_batch;
+    take_inbox({op.forward, mb, c, st}, st);
+    const bool first_stage_chunk = st == 0 && c == 0;
+    const bool loss_chunk = st == p_ - 1 && c == v_ - 1;
+    if (op.forward) {
+      if (first_stage_chunk) add_kernels(st, work_.embedding_forward, Pass::Forward, layer_of(st, c, 0));
+      for (int i = 0; i < lpc_; ++i) {
+        if (!ag_bucket_.empty() && mb == 0)
+          for (int r : stage_ranks_[static_cast<std::size_t>(st)])
+            front_[static_cast<std::size_t>(r)].push_back(ag_bucket_[static_cast<std::size_t>(r)][static_cast<std::size_t>(c * lpc_ + i)]);
+        add_layer_pass(st, layer_of(st, c, i), Pass::Forward);
+      }
+      if (loss_chunk) {
+        add_kernels(st, work_.output_forward, Pass::Forward, layer_of(st, c, lpc_ - 1));
+      } else if (p_ > 1) {
+        const int to = st < p_ - 1 ? st + 1 : 0, to_chunk = st < p_ - 1 ? c : c + 1;
+        inbox_[{true, mb, to_chunk, to}] = add_p2p(st, to, Pass::Forward, layer_of(st, c, lpc_ - 1));
+      }
+      return;
+    }
+    if (loss_chunk) add_kernels(st, work_.output_backward, Pass::Backward, layer_of(st, c, lpc_ - 1));
+    const auto& model = s_.model;
+    for (int i = lpc_ - 1; i >= 0; --i) {
+      const int layer = layer_of(st, c, i);
+      switch (model.recompute_granularity) {
+        case RecomputeGranularity::None: break;
+        case RecomputeGranularity::Selective: add_layer_pass(st, layer, Pass::Forward, true); break;
+        case RecomputeGranularity::Full:
+          if (model.recompute_method == RecomputeMethod::Uniform || i < std::max(1, model.recompute_num_layers))
+            add_layer_pass(st, layer, Pass::Forward);
+          break;
+      }
+      add_layer_pass(st, layer, Pass::Backward);
+      if (dp_ && s_.ddp.overlap_grad_reduce && mb == m_ - 1)
+        add_dp_collective(st, grad_kind(), work_.grad_reduce_bytes / layers_per_stage(), Pass::Backward, layer,
+                          grad_label(), [&](int r) { return front_[static_cast<std::size_t>(r)]; });
+    }
+    if (first_stage_chunk) add_kernels(st, work_.embedding_backward, Pass::Backward, layer_of(st, c, 0));
+    if (!first_stage_chunk && p_ > 1) {
+      const int to = st > 0 ? st - 1 : p_ - 1, to_chunk = st > 0 ? c : c - 1;
+      inbox_[{false, mb, to_chunk, to}] = add_p2p(st, to, Pass::Backward, layer_of(st, c, 0));
+    }
+  }
+
+  TaskKind grad_kind() const { return dist_ ? TaskKind::ReduceScatter : TaskKind::AllReduce; }
+  const char* grad_label() const { return dist_ ? "grad_reduce_scatter" : "grad_all_reduce"; }
+
+  // Gradient reduction (when not overlapped), the barrier of the gradient norm, the optimizer and
+  // the parameter all-gather (when not overlapped).
+  void finish_step() {
+    if (dp_ && !s_.ddp.overlap_grad_reduce)
+      for (int st = 0; st < p_; ++st)
+        add_dp_collective(st, grad_kind(), work_.grad_reduce_bytes, Pass::Backward, layer_of(st, 0, 0), grad_label(),
+                          [&](int r) { return front_[static_cast<std::size_t>(r)]; });
+    std::vector<TaskId> reduced;   // every rank's last task before the optimizer
+    for (int r = 0; r < layout_.world_size(); ++r) {
+      const auto ri = static_cast<std::size_t>(r);
+      for (TaskId t : front_[ri]) reduced.push_back(t);
+      if (dp_last_[ri] != kNone) reduced.push_back(dp_last_[ri]);
+    }
+    std::sort(reduced.begin(), reduced.end());
+    reduced.erase(std::unique(reduced.begin(), reduced.end()), reduced.end());
+    for (int r = 0; r < layout_.world_size(); ++r) {
+      Task t;
+      t.kind = TaskKind::Copy;
+      t.bytes = work_.optimizer_bytes;
+      t.rank = r;
+      t.pass = Pass::Backward;
+      t.layer = 0;
+      const TaskId id = g_.add_task(t, "optimizer");
+      for (TaskId d : reduced) g_.add_dep(d, id);
+      front_[static_cast<std::size_t>(r)].assign(1, id);
+    }
+    if (dp_ && dist_ && !s_.ddp.overlap_param_gather)
+      for (int st = 0; st < p_; ++st)
+        add_dp_collective(st, TaskKind::AllGather, work_.param_gather_bytes, Pass::Backward, layer_of(st, 0, 0),
+                          "param_all_gather", [&](int r) { return front_[static_cast<std::size_t>(r)]; });
+  }
+
+  const Scenario& s_;
+  const RankLayout& layout_;
+  StepWork work_;
+  int p_, v_, m_, lpc_;
+  bool dist_ = true, dp_ = false;
+  TaskGraph g_;
+  std::map<int, std::unique_ptr<LayerTemplate>> templates_;
+  std::map<int, std::vector<std::uint32_t>> attention_map_;
+  std::vector<std::vector<TaskId>> front_;       // by rank: the tasks the next op on that rank waits for
+  std::vector<TaskId> dp_last_;                  // by rank: last collective on its DP x CP stream
+  std::vector<std::vector<TaskId>> ag_bucket_;   // by rank: parameter all-gather buckets
+  std::vector<std::vector<int>> stage_ranks_;
+  std::vector<std::vector<int>> dp_groups_;
+  std::map<OpKey, std::vector<TaskId>> inbox_;   // receive tasks waiting for their consumer op
+  std::set<OpKey> built_;
+};
+
+void check(const Scenario& s, const RankLayout& layout) {
+  if (s.train.mode != TrainMode::Train) fail("the whole-step graph covers training steps only (train.mode: train)");
+  const int p = s.pp(), v = s.vpp(), m = s.micro_batches(), L = s.model.num_layers;
+  if (p < 1 || v < 1 || L < 1) fail("pipeline sizes and num_layers must be >= 1");
+  if (m < 1) fail("train.global_batch_size must be a multiple of micro_batch_size x dp");
+  if (L % (p * v) != 0) fail("model.num_layers (" + std::to_string(L) + ") must divide by pp x vpp");
+  if (v > 1 && m % p != 0) fail("the interleaved schedule needs micro-batches divisible by pp");
+  if (layout.world_size() != s.world_size() || layout.pp() != p) fail("layout does not match the scenario");
+}
+
+}  // namespace
+
+std::size_t step_graph_task_estimate(const Scenario& s) {
+  Scenario slice = model_parallel_slice(s);
+  slice.model.cp_comm_type = {s.comm_type_for_layer(0)};
+  GraphOptions o;
+  o.layers = 1;
+  o.whole_layer = s.model.ffn_hidden_size > 0;
+  const RankLayout layout = RankLayout::from_scenario(slice);
+  const TaskGraph g = build_task_graph(slice, layout, o);
+  double fwd = 0, bwd = 0;
+  for (const Task& t : g.tasks()) (t.pass == Pass::Forward ? fwd : bwd) += 1;
+  const double per_rank_fwd = fwd / slice.world_size(), per_rank_bwd = bwd / slice.world_size();
+  const double layers_per_rank = static_cast<double>(s.model.num_layers) / std::max(1, s.pp());
+  const double recompute = s.model.recompute_granularity == RecomputeGranularity::None ? 0.0 : 1.0;
+  const double per_rank = std::max(1, s.micro_batches()) *
+                          (layers_per_rank * ((1 + recompute) * per_rank_fwd + per_rank_bwd) + 16.0 * s.vpp());
+  return static_cast<std::size_t>(per_rank * s.world_size());
+}
+
+TaskGraph build_step_graph(const Scenario& s, const RankLayout& layout, const StepGraphOptions& options) {
+  check(s, layout);
+  const std::size_t estimate = step_graph_task_estimate(s);
+  if (estimate > options.max_tasks)
+    fail("the whole-step graph of this scenario would hold about " + std::to_string(estimate) +
+         " tasks, above the limit of " + std::to_string(options.max_tasks) +
+         "; use the composed step, or fewer GPUs, layers or micro-batches");
+  return StepGraphBuilder(s, layout).build();
+}
+
+}  // namespace hcpsim::step

@@ -1,0 +1,58 @@
+#include "engine/step/step_work.h"
+
+#include <stdexcept>
+
+#include "engine/memory/memory_model.h"
+
+namespace hcpsim::step {
+namespace {
+
+// Bytes the Adam step moves per parameter it updates: read the fp32 gradient (4), read and write
+// the fp32 main parameter and both moments (12 + 12), write the bf16 parameter (2).
+constexpr double kOptimizerBytesPerParam = 30.0;
+constexpr double kGradBytesPerParam = 4.0;    // fp32 gradient buckets (grad_reduce_in_fp32)
+constexpr double kParamBytesPerParam = 2.0;   // bf16 parameters gathered back
+
+}  // namespace
+
+StepWork step_work(const Scenario& s) {
+  if (s.tp() < 1 || s.cp() < 1) throw std::invalid_argument("step_work: tp and cp must be >= 1");
+  const bool prefill = s.train.mode == TrainMode::Prefill;
+  const double e = bytes_per_element(s.model.params_dtype);
+  const double h = s.model.hidden_size;
+  const double tokens = static_cast<double>(s.train.micro_batch_size) * s.model.seq_length / s.cp();
+  const double vocab_t = static_cast<double>(s.model.vocab_size) / s.tp();
+  StepWork w;
+  // Embedding: a row gather forward, a scatter-add of fp32 gradients backward.
+  w.embedding_forward.push_back({TaskKind::Copy, 0, 2.0 * e * tokens * h, "embedding"});
+  if (!prefill) w.embedding_backward.push_back({TaskKind::Copy, 0, (e + 2.0 * 4.0) * tokens * h, "embedding_bwd"});
+  // Output layer: [tokens x h] x [h x V/tp], then the vocab-parallel cross entropy (bf16 logits
+  // read, fp32 softmax written). Backward: dgrad + wgrad GEMMs and the softmax gradient. Prefill needs
+  // the logits of the last token of each sequence only.
+  const double out_tokens = prefill ? static_cast<double>(s.train.micro_batch_size) : tokens;
+  const double gemm_flops = 2.0 * out_tokens * h * vocab_t;
+  const double gemm_bytes = e * (out_tokens * h + h * vocab_t + out_tokens * vocab_t);
+  w.output_forward.push_back({TaskKind::Gemm, gemm_flops, gemm_bytes, "output_gemm"});
+  if (!prefill) {
+    w.output_forward.push_back({TaskKind::Copy, 0, (e + 4.0) * out_tokens * vocab_t, "cross_entropy"});
+    w.output_backward.push_back({TaskKind::Copy, 0, (4.0 + e) * out_tokens * vocab_t, "cross_entropy_bwd"});
+    w.output_backward.push_back({TaskKind::Gemm, gemm_flops, gemm_bytes, "output_dgrad"});
+    w.output_backward.push_back({TaskKind::Gemm, gemm_flops, gemm_bytes, "output_wgrad"});
+  }
+  // Activations [s/cp, b, h] per TP rank, scattered over TP with sequence parallelism.
+  w.p2p_bytes = e * tokens * h / (s.model.sequence_parallel ? s.tp() : 1);
+  w.params = estimate_memory(s).parameters;
+  w.dp_group_size = s.dp() * s.cp();
+  const double n = w.dp_group_size;
+  if (s.ddp.use_distributed_optimizer) {
+    w.grad_reduce_bytes = kGradBytesPerParam * w.params / n;
+    w.param_gather_bytes = kParamBytesPerParam * w.params / n;
+    w.optimizer_bytes = kOptimizerBytesPerParam * w.params / n;
+  } else {
+    w.grad_reduce_bytes = kGradBytesPerParam * w.params;
+    w.optimizer_bytes = kOptimizerBytesPerParam * w.params;
+  }
+  return w;
+}
+
+}  // namespace hcpsim::step

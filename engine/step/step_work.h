@@ -1,0 +1,42 @@
+#pragma once
+// The work of a step outside the transformer layers, as sizes (bytes, FLOPs) rather than times, so
+// that the composed step (step_model.h) and the whole-step task graph (step_graph.h) use the very
+// same kernels and messages: the embedding on the first stage, the output layer and loss on the last,
+// the activation transfer between stages, the data-parallel gradient and parameter shards and the
+// optimizer's HBM traffic. Formulas: docs/planning.md ("From one layer to one step").
+#include <vector>
+
+#include "engine/graph/task_graph.h"
+#include "engine/scenario/scenario.h"
+
+namespace hcpsim::step {
+
+// One compute kernel of one GPU: its kind (Copy for memory-bound, Gemm), FLOPs and HBM bytes.
+struct Kernel {
+  TaskKind kind = TaskKind::Copy;
+  double flops = 0;
+  double bytes = 0;
+  const char* label = "";
+};
+
+struct StepWork {
+  // Per micro-batch, per GPU of the stage, run in this order.
+  std::vector<Kernel> embedding_forward;    // first stage, before its first layer
+  std::vector<Kernel> embedding_backward;   // first stage, after its first layer's backward (empty: prefill)
+  std::vector<Kernel> output_forward;       // last stage, after its last layer (GEMM + loss)
+  std::vector<Kernel> output_backward;      // last stage, before its last layer's backward (empty: prefill)
+  double p2p_bytes = 0;                     // activations (or their gradients) one GPU sends per boundary
+  double params = 0;                        // parameters one GPU of the first (busiest) stage holds
+  int dp_group_size = 1;                    // DP x CP ranks holding the same weights
+  // Per GPU of the DP x CP group: the reduce-scatter's output shard (fp32 gradients) with the
+  // distributed optimizer, else the all-reduced buffer; the all-gather's input shard (bf16
+  // parameters, 0 without the distributed optimizer).
+  double grad_reduce_bytes = 0;
+  double param_gather_bytes = 0;
+  double optimizer_bytes = 0;               // Adam's HBM traffic over the GPU's shard
+};
+
+// Sizes for scenario `s` (training or prefill). Throws std::invalid_argument when tp or cp is < 1.
+StepWork step_work(const Scenario& s);
+
+}  // namespace hcpsim::step
