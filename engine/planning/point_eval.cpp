@@ -47,7 +47,8 @@ PointMetrics predict_scenario(const Scenario& s, const std::string& backend,
   const std::string key = slice_key(s, name);
   if (layer_cache != nullptr && layer_cache->count(key) > 0) {
     r = layer_cache->at(key);
-    step = step::compose_step(s, layer_times_of(r));
+    step = step::compose_step(s, layer_times_of(r),
+                              {.link_sharing = registry.create(name)->capabilities().models_contention});
   } else {
     std::unique_ptr<Backend> b = registry.create(name);   // throws invalid_argument listing names
     step = predict_step(s, *b, &r);   // one TP x CP group's layer graph, then the step

@@ -65,7 +65,8 @@ SimulationResult simulate_scenario(const Scenario& full, Backend& backend, const
   const int m = full.micro_batches();
   if (options.compose_step && m > 0 && full.model.num_layers % (full.pp() * full.vpp()) == 0 &&
       (full.vpp() == 1 || m % full.pp() == 0 || full.train.mode == TrainMode::Prefill))
-    r.report.step = step::compose_step(full, layer_times_of(r.report));
+    r.report.step = step::compose_step(full, layer_times_of(r.report),
+                                       {.link_sharing = backend.capabilities().models_contention});
   if (!options.keep_events) r.trace.events.clear();
   return r;
 }
@@ -78,7 +79,7 @@ StepReport predict_step(const Scenario& s, Backend& backend, Report* layer_repor
   one.simulation.layers = 1;   // layers of one pass are alike: one layer gives the per-layer times
   const Report r = simulate_scenario(one, backend, so).report;
   if (layer_report != nullptr) *layer_report = r;
-  return step::compose_step(s, layer_times_of(r));
+  return step::compose_step(s, layer_times_of(r), {.link_sharing = backend.capabilities().models_contention});
 }
 
 }  // namespace hcpsim

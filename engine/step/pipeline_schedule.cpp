@@ -59,31 +59,33 @@ PipelineTimes simulate_pipeline(const PipelineInputs& in) {
   auto idx = [&](bool fwd, int mb, int c, int s) {
     return ((static_cast<std::size_t>(fwd ? 1 : 0) * m + mb) * v + c) * p + s;
   };
+  // When each op's output reaches its consumer on the next (previous) stage: end + transfer, later
+  // when the stage's previous send still holds its links (serialize_sends).
+  std::vector<double> arrive(end.size(), kUnset);
+  // Every step sends its output on when p > 1, except the loss chunk's forward and the first
+  // chunk's backward (the same stage's backward consumes them).
+  auto sends = [&](bool fwd, int c, int s) { return p > 1 && (fwd ? !(s == p - 1 && c == v - 1) : !(s == 0 && c == 0)); };
   // When the input of an op is ready (kUnset while its producer has not run).
   auto ready = [&](const PipelineOp& op, int s) -> double {
     if (op.forward) {
-      if (s > 0) {
-        const double e = end[idx(true, op.micro_batch, op.chunk, s - 1)];
-        return e < 0 ? kUnset : e + in.p2p_forward_s;
-      }
+      if (s > 0) return arrive[idx(true, op.micro_batch, op.chunk, s - 1)];
       if (op.chunk == 0) return 0.0;
-      const double e = end[idx(true, op.micro_batch, op.chunk - 1, p - 1)];
-      return e < 0 ? kUnset : e + (p > 1 ? in.p2p_forward_s : 0.0);
+      const std::size_t i = idx(true, op.micro_batch, op.chunk - 1, p - 1);
+      return p > 1 ? arrive[i] : end[i];
     }
-    if (s < p - 1) {
-      const double e = end[idx(false, op.micro_batch, op.chunk, s + 1)];
-      return e < 0 ? kUnset : e + in.p2p_backward_s;
-    }
+    if (s < p - 1) return arrive[idx(false, op.micro_batch, op.chunk, s + 1)];
     if (op.chunk == v - 1) return end[idx(true, op.micro_batch, v - 1, p - 1)];
-    const double e = end[idx(false, op.micro_batch, op.chunk + 1, 0)];
-    return e < 0 ? kUnset : e + (p > 1 ? in.p2p_backward_s : 0.0);
+    const std::size_t i = idx(false, op.micro_batch, op.chunk + 1, 0);
+    return p > 1 ? arrive[i] : end[i];
   };
 
   std::vector<std::vector<PipelineOp>> order(static_cast<std::size_t>(p));
   for (int s = 0; s < p; ++s) order[static_cast<std::size_t>(s)] = schedule_order(s, p, v, m);
   std::vector<std::size_t> next(static_cast<std::size_t>(p), 0);
   std::vector<double> free_at(static_cast<std::size_t>(p), 0.0);
-  std::vector<double> dp_free(static_cast<std::size_t>(p), 0.0);   // end of the stage's last bucket
+  std::vector<double> dp_free(static_cast<std::size_t>(p), 0.0);     // end of the stage's last bucket
+  std::vector<double> send_free(static_cast<std::size_t>(p), 0.0);   // arrival of the stage's last send
+  std::vector<double> recv_free(static_cast<std::size_t>(p), 0.0);   // arrival of its last receive
   // NCCL calls running beside a stage's compute: [start, end) and the share of the GPU they take.
   struct Busy {
     double start_s, end_s, load;
@@ -103,16 +105,28 @@ PipelineTimes simulate_pipeline(const PipelineInputs& in) {
   out.stage_end_s.assign(static_cast<std::size_t>(p), 0.0);
   std::size_t done = 0, total = 0;
   for (const auto& o : order) total += o.size();
+  // Chronological replay: the stage whose next step can start first runs it (so that transfers
+  // book the links they share in the order they happen).
   while (done < total) {
-    bool progress = false;
-    for (int s = 0; s < p; ++s) {
+    int s = -1;
+    double start = 0;
+    for (int q = 0; q < p; ++q) {
+      const auto qi = static_cast<std::size_t>(q);
+      if (next[qi] >= order[qi].size()) continue;
+      const double r = ready(order[qi][next[qi]], q);
+      if (r < 0) continue;
+      const double st = std::max(free_at[qi], r);
+      if (s < 0 || st < start) {
+        s = q;
+        start = st;
+      }
+    }
+    if (s < 0) fail("the schedule deadlocked (internal error)");
+    {
       const auto si = static_cast<std::size_t>(s);
-      while (next[si] < order[si].size()) {
+      {
         const PipelineOp& op = order[si][next[si]];
-        const double r = ready(op, s);
-        if (r < 0) break;
         const auto ci = static_cast<std::size_t>(op.chunk);
-        const double start = std::max(free_at[si], r);
         std::erase_if(comm[si], [&](const Busy& b) { return b.end_s <= start; });
         const bool buckets = !op.forward && op.micro_batch == m - 1 && in.grad_bucket_s > 0;
         const int pieces = buckets ? std::max(1, in.grad_buckets_per_chunk) : 1;
@@ -126,19 +140,25 @@ PipelineTimes simulate_pipeline(const PipelineInputs& in) {
           comm[si].push_back({b0, dp_free[si], in.grad_bucket_load});
         }
         const double finish = t;
-        // Every step sends its output on, except the loss chunk's forward and the first chunk's backward.
-        const bool sends = p > 1 && (op.forward ? !(s == p - 1 && op.chunk == v - 1) : !(s == 0 && op.chunk == 0));
-        if (sends) comm[si].push_back({finish, finish + (op.forward ? in.p2p_forward_s : in.p2p_backward_s), in.send_load});
-        end[idx(op.forward, op.micro_batch, op.chunk, s)] = finish;
+        const std::size_t me = idx(op.forward, op.micro_batch, op.chunk, s);
+        end[me] = finish;
+        if (sends(op.forward, op.chunk, s)) {
+          // Destination stage: the next one forward (the last sends chunk c + 1 to the first), the
+          // previous one backward.
+          const auto di = static_cast<std::size_t>(op.forward ? (s + 1) % p : (s + p - 1) % p);
+          const double send_start =
+              in.serialize_sends ? std::max({finish, send_free[si], recv_free[di]}) : finish;
+          arrive[me] = send_start + (op.forward ? in.p2p_forward_s : in.p2p_backward_s);
+          send_free[si] = recv_free[di] = arrive[me];
+          comm[si].push_back({send_start, arrive[me], in.send_load});
+        }
         free_at[si] = finish;
         out.stage_busy_s[si] += finish - start;
         if (s == 0 && op.forward && op.micro_batch == 0 && op.chunk == 0) out.first_forward_s = finish;
         ++next[si];
         ++done;
-        progress = true;
       }
     }
-    if (!progress) fail("the schedule deadlocked (internal error)");
   }
   double busiest = 0;
   for (int s = 0; s < p; ++s) {

@@ -16,6 +16,9 @@ struct PipelineInputs {
   std::vector<std::vector<double>> forward_s, backward_s;
   double p2p_forward_s = 0;    // activations to the next stage, one micro-batch
   double p2p_backward_s = 0;   // activation gradients to the previous stage
+  // The links are shared (a backend with contention): a stage's sends (forward activations and
+  // backward gradients) leave through the same links, so each starts when the previous one arrived.
+  bool serialize_sends = false;
   // NCCL calls beside the compute take a share of the GPU while they run (the compute they overlap
   // is stretched by load x overlap, as CostModel::comm_compute_load prices it in the layer graph).
   double send_load = 0;          // a stage's send to its neighbour, from the step's end for p2p_*_s

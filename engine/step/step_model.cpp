@@ -1,6 +1,8 @@
 #include "engine/step/step_model.h"
 
 #include <algorithm>
+#include <map>
+#include <tuple>
 #include <stdexcept>
 #include <string>
 #include <vector>
@@ -65,6 +67,41 @@ double comm_load(const CostModel& cost, TaskKind kind, const std::vector<int>& r
   return cost.comm_compute_load(g, g.task(0));
 }
 
+// Seconds of the transfers from stage `from` to stage `to`, one per pipeline group, all at once.
+// Alone (no link sharing): the slowest single transfer. With link sharing: each transfer carries
+// the bytes of every flow on the busiest link it uses (GPU port, or NIC out / in across nodes).
+double boundary_s(const RouteModel& routes, const RankLayout& layout, int from, int to, double bytes,
+                  bool link_sharing) {
+  const auto& groups = layout.groups(GroupKind::PP);
+  std::map<std::tuple<int, long, long>, int> flows;   // (kind, node or rank, nic) -> flows
+  auto out_key = [](const Route& r, int src) {
+    return r.link_class == LinkClass::IntraNode ? std::tuple<int, long, long>{0, src, 0}
+                                                : std::tuple<int, long, long>{2, r.src_node, r.src_nic};
+  };
+  auto in_key = [](const Route& r, int dst) {
+    return r.link_class == LinkClass::IntraNode ? std::tuple<int, long, long>{1, dst, 0}
+                                                : std::tuple<int, long, long>{3, r.dst_node, r.dst_nic};
+  };
+  std::vector<std::tuple<Route, int, int>> pairs;
+  for (const auto& g : groups) {
+    const int a = g[static_cast<std::size_t>(from)], b = g[static_cast<std::size_t>(to)];
+    const Route r = routes.route(a, b);
+    if (r.self) continue;
+    pairs.emplace_back(r, a, b);
+    if (link_sharing) {
+      ++flows[out_key(r, a)];
+      ++flows[in_key(r, b)];
+    }
+    if (!link_sharing) break;   // alone: every pipeline group's transfer is alike; the first is enough
+  }
+  double t = 0;
+  for (const auto& [r, a, b] : pairs) {
+    const int share = link_sharing ? std::max(flows[out_key(r, a)], flows[in_key(r, b)]) : 1;
+    t = std::max(t, routes.transfer_seconds(r, bytes * share, bytes));
+  }
+  return t;
+}
+
 // Host overhead of launching one NCCL call outside a ring (CostModel::comm_overhead_s).
 double launch_s(const CostModel& cost, TaskKind kind) {
   Task t;
@@ -89,7 +126,7 @@ Scenario model_parallel_slice(const Scenario& s) {
   return t;
 }
 
-StepReport compose_step(const Scenario& s, const LayerTimes& lt) {
+StepReport compose_step(const Scenario& s, const LayerTimes& lt, const StepOptions& options) {
   auto fail = [](const std::string& m) { throw std::invalid_argument("compose_step: " + m); };
   const bool prefill = s.train.mode == TrainMode::Prefill;
   const int p = s.pp(), v = s.vpp(), m = s.micro_batches(), L = s.model.num_layers;
@@ -140,8 +177,8 @@ StepReport compose_step(const Scenario& s, const LayerTimes& lt) {
     for (int i = 0; i < hops; ++i) {
       const int a = pp_group[static_cast<std::size_t>(i)];
       const int b = pp_group[static_cast<std::size_t>((i + 1) % p)];
-      r.p2p_forward_s = std::max(r.p2p_forward_s, routes.transfer_seconds(a, b, p2p_bytes));
-      r.p2p_backward_s = std::max(r.p2p_backward_s, routes.transfer_seconds(b, a, p2p_bytes));
+      r.p2p_forward_s = std::max(r.p2p_forward_s, boundary_s(routes, layout, i, (i + 1) % p, p2p_bytes, options.link_sharing));
+      r.p2p_backward_s = std::max(r.p2p_backward_s, boundary_s(routes, layout, (i + 1) % p, i, p2p_bytes, options.link_sharing));
       send_load = std::max({send_load, comm_load(cost, TaskKind::SendRecv, {a, b}, p2p_bytes),
                             comm_load(cost, TaskKind::SendRecv, {b, a}, p2p_bytes)});
     }
@@ -157,6 +194,7 @@ StepReport compose_step(const Scenario& s, const LayerTimes& lt) {
   in.p2p_forward_s = r.p2p_forward_s;
   in.p2p_backward_s = r.p2p_backward_s;
   in.send_load = send_load;
+  in.serialize_sends = options.link_sharing;
   in.forward_s.assign(static_cast<std::size_t>(p), std::vector<double>(static_cast<std::size_t>(v), 0.0));
   in.backward_s = in.forward_s;
   std::vector<double> stage_f(static_cast<std::size_t>(p), 0.0);

@@ -18,9 +18,17 @@ struct LayerTimes {
   bool whole_layer = true;          // false: the times cover attention only
 };
 
+struct StepOptions {
+  // The backend shares links between concurrent flows (BackendCapabilities::models_contention):
+  // the transfers of a stage boundary (one per TP x CP x DP rank, all at once) share NICs and GPU
+  // ports, and a stage's sends queue on its links. Off: each transfer alone (as the analytic
+  // backend times the whole-step graph).
+  bool link_sharing = false;
+};
+
 // Throws std::invalid_argument when the scenario's batch or pipeline sizes do not divide
 // (validate() reports those first).
-StepReport compose_step(const Scenario& s, const LayerTimes& layer);
+StepReport compose_step(const Scenario& s, const LayerTimes& layer, const StepOptions& options = {});
 
 // The smallest scenario with the same layer times: pp = 1 and only as many data-parallel
 // replicas as share the nodes of one TP x CP group (identical replicas are computed once). Its

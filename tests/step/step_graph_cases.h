@@ -22,6 +22,7 @@ struct StepCase {
   bool distributed_optimizer = true;
   RecomputeGranularity recompute = RecomputeGranularity::None;
   CpCommType comm = CpCommType::P2P;
+  int nics_per_node = 8;   // 8: one NIC per GPU (rail), fewer: the stage's transfers share NICs
 };
 
 // tp 2 x cp 2 x dp 2 = one 8-GPU node per pipeline stage; a 1.5B-class GQA model with SwiGLU
@@ -46,7 +47,7 @@ inline Scenario step_case_scenario(const StepCase& c) {
   s.model.recompute_granularity = c.recompute;
   s.cluster.nodes = c.pp;   // tp x cp x dp = 8 GPUs = one node per stage
   s.cluster.gpus_per_node = 8;
-  s.cluster.nics_per_node = 8;
+  s.cluster.nics_per_node = c.nics_per_node;
   s.train.micro_batch_size = 1;
   s.train.global_batch_size = c.micro_batches * 2;   // dp = 2
   s.ddp.use_distributed_optimizer = c.distributed_optimizer;
@@ -71,6 +72,19 @@ inline std::vector<StepCase> step_cases() {
   v.push_back({.name = "pp2-m4-allreduce", .overlap_grad_reduce = false, .distributed_optimizer = false});
   v.push_back({.name = "pp2-m4-full-recompute", .recompute = RecomputeGranularity::Full});
   v.push_back({.name = "pp2-m4-a2a", .comm = CpCommType::A2A});
+  v.push_back({.name = "pp4-m8-2nics", .pp = 4, .micro_batches = 8, .nics_per_node = 2});
+  return v;
+}
+
+// Where the composed step is known to miss on a backend with contention (docs/planning.md): the
+// stage-boundary transfers of a whole stage saturate NICs it shares (every GPU of the stage on one
+// NIC, or interleaving, whose every stage sends and receives in both directions, on two), and fair
+// sharing of the link delays the critical transfer more than the composed step's queue of transfers.
+inline std::vector<StepCase> shared_nic_limit_cases() {
+  std::vector<StepCase> v;
+  v.push_back({.name = "pp4-m8-1nic", .pp = 4, .micro_batches = 8, .nics_per_node = 1});
+  v.push_back({.name = "pp4-vpp2-m8-2nics", .pp = 4, .vpp = 2, .micro_batches = 8, .nics_per_node = 2});
+  v.push_back({.name = "pp4-vpp2-m8-1nic", .pp = 4, .vpp = 2, .micro_batches = 8, .nics_per_node = 1});
   return v;
 }
 
@@ -88,6 +102,7 @@ struct SpanSink : TraceSink {
 
 struct StepComparison {
   double composed_s = 0;     // compose_step over the layer times `backend` predicted
+  double composed_alone_s = 0;   // the same with every transfer timed alone (no link sharing)
   double full_graph_s = 0;   // makespan of the whole-step graph on `backend`
   std::size_t full_graph_tasks = 0;
   double difference() const { return (composed_s - full_graph_s) / full_graph_s; }
@@ -95,7 +110,9 @@ struct StepComparison {
 
 inline StepComparison compare_step(const Scenario& s, Backend& backend) {
   StepComparison c;
-  c.composed_s = predict_step(s, backend).time_s;
+  Report layer;
+  c.composed_s = predict_step(s, backend, &layer).time_s;
+  c.composed_alone_s = compose_step(s, layer_times_of(layer)).time_s;
   const RankLayout layout = RankLayout::from_scenario(s);
   const TaskGraph g = build_step_graph(s, layout);
   const CostModel cost(s);

@@ -47,6 +47,8 @@ TEST_P(ComposedVsFullGraph, NominalModelWithoutOverlapIsExact) {
 }
 
 INSTANTIATE_TEST_SUITE_P(StepGraph, ComposedVsFullGraph, ::testing::ValuesIn(step_cases()), test_name);
+// Without contention (analytic), shared NICs change nothing: the same check holds.
+INSTANTIATE_TEST_SUITE_P(SharedNics, ComposedVsFullGraph, ::testing::ValuesIn(shared_nic_limit_cases()), test_name);
 
 struct KindCounter : TraceSink {
   std::map<std::string, int> by_label;
