@@ -3,7 +3,10 @@
 // and the interleaved 1F1B (vpp chunks per stage). Each stage runs its forward/backward steps in
 // Megatron's order (warm-up forwards, steady 1F1B pairs, cool-down backwards); a step starts when
 // its stage is free and its input has arrived (the previous stage's step plus the P2P transfer).
-// Formulas and the closed forms: docs/planning.md ("The step").
+// Steps are replayed in time order (the stage whose next step can start first runs it), so that
+// transfers that share links queue in the order they happen. NCCL calls running beside a step
+// (sends, gradient buckets) stretch it by the share of the GPU they take. Checked against one task
+// graph of the whole step (step_graph.h). Formulas and the closed forms: docs/planning.md ("The step").
 #include <vector>
 
 namespace hcpsim::step {
@@ -17,7 +20,9 @@ struct PipelineInputs {
   double p2p_forward_s = 0;    // activations to the next stage, one micro-batch
   double p2p_backward_s = 0;   // activation gradients to the previous stage
   // The links are shared (a backend with contention): a stage's sends (forward activations and
-  // backward gradients) leave through the same links, so each starts when the previous one arrived.
+  // backward gradients) leave through the same links, and a stage's receives arrive through the
+  // same links, so a transfer starts when both its sender's previous send and its receiver's
+  // previous receive have arrived.
   bool serialize_sends = false;
   // NCCL calls beside the compute take a share of the GPU while they run (the compute they overlap
   // is stretched by load x overlap, as CostModel::comm_compute_load prices it in the layer graph).
