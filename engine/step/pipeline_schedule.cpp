@@ -146,8 +146,10 @@ PipelineTimes simulate_pipeline(const PipelineInputs& in) {
           // Destination stage: the next one forward (the last sends chunk c + 1 to the first), the
           // previous one backward.
           const auto di = static_cast<std::size_t>(op.forward ? (s + 1) % p : (s + p - 1) % p);
+          // A stage's sends run in issue order on its P2P stream; with shared links a transfer also
+          // waits for the receiver's previous receive.
           const double send_start =
-              in.serialize_sends ? std::max({finish, send_free[si], recv_free[di]}) : finish;
+              std::max({finish, send_free[si], in.serialize_sends ? recv_free[di] : 0.0});
           arrive[me] = send_start + (op.forward ? in.p2p_forward_s : in.p2p_backward_s);
           send_free[si] = recv_free[di] = arrive[me];
           comm[si].push_back({send_start, arrive[me], in.send_load});

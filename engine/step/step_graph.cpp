@@ -88,6 +88,7 @@ class StepGraphBuilder {
     g_.scenario_name = s.name;
     front_.resize(static_cast<std::size_t>(layout.world_size()));
     dp_last_.assign(static_cast<std::size_t>(layout.world_size()), kNone);
+    last_send_.assign(static_cast<std::size_t>(layout.world_size()), kNone);
     // stage_ranks_[stage][j]: the ranks of PP group j hold the same TP, CP and DP coordinates.
     const auto& pp_groups = layout.groups(GroupKind::PP);
     stage_ranks_.assign(static_cast<std::size_t>(p_), std::vector<int>(pp_groups.size()));
@@ -200,6 +201,10 @@ class StepGraphBuilder {
       tr.bytes = 0;
       const TaskId send = g_.add_task(ts, fwd ? "pp_send_activation" : "pp_send_grad");
       for (TaskId d : front_[static_cast<std::size_t>(src[j])]) g_.add_dep(d, send);
+      // The pipeline communicator's NCCL stream runs a rank's sends in the order they are issued.
+      TaskId& prev = last_send_[static_cast<std::size_t>(src[j])];
+      if (prev != kNone) g_.add_dep(prev, send);
+      prev = send;
       recv[j] = g_.add_task(tr, fwd ? "pp_recv_activation" : "pp_recv_grad");
       CommOp op;
       op.kind = TaskKind::SendRecv;
@@ -406,6 +411,7 @@ class StepGraphBuilder {
   std::map<int, std::vector<std::uint32_t>> attention_map_;
   std::vector<std::vector<TaskId>> front_;       // by rank: the tasks the next op on that rank waits for
   std::vector<TaskId> dp_last_;                  // by rank: last collective on its DP x CP stream
+  std::vector<TaskId> last_send_;                // by rank: last pipeline send on its P2P stream
   std::vector<std::vector<TaskId>> ag_bucket_;   // by rank: parameter all-gather buckets
   std::vector<std::vector<int>> stage_ranks_;
   std::vector<std::vector<int>> dp_groups_;

@@ -73,16 +73,16 @@ inline std::vector<StepCase> step_cases() {
   v.push_back({.name = "pp2-m4-full-recompute", .recompute = RecomputeGranularity::Full});
   v.push_back({.name = "pp2-m4-a2a", .comm = CpCommType::A2A});
   v.push_back({.name = "pp4-m8-2nics", .pp = 4, .micro_batches = 8, .nics_per_node = 2});
+  v.push_back({.name = "pp4-m8-1nic", .pp = 4, .micro_batches = 8, .nics_per_node = 1});
   return v;
 }
 
-// Where the composed step is known to miss on a backend with contention (docs/planning.md): the
-// stage-boundary transfers of a whole stage saturate NICs it shares (every GPU of the stage on one
-// NIC, or interleaving, whose every stage sends and receives in both directions, on two), and fair
-// sharing of the link delays the critical transfer more than the composed step's queue of transfers.
+// Where the composed step is known to miss on a backend with contention (docs/planning.md): with
+// interleaving every stage receives in both directions around the ring, and when its transfers
+// saturate the NICs the whole stage shares, fair sharing of the receiving link delays the critical
+// transfer more than the composed step's queue of receives.
 inline std::vector<StepCase> shared_nic_limit_cases() {
   std::vector<StepCase> v;
-  v.push_back({.name = "pp4-m8-1nic", .pp = 4, .micro_batches = 8, .nics_per_node = 1});
   v.push_back({.name = "pp4-vpp2-m8-2nics", .pp = 4, .vpp = 2, .micro_batches = 8, .nics_per_node = 2});
   v.push_back({.name = "pp4-vpp2-m8-1nic", .pp = 4, .vpp = 2, .micro_batches = 8, .nics_per_node = 1});
   return v;
