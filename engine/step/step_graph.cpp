@@ -89,6 +89,7 @@ class StepGraphBuilder {
     front_.resize(static_cast<std::size_t>(layout.world_size()));
     dp_last_.assign(static_cast<std::size_t>(layout.world_size()), kNone);
     last_send_.assign(static_cast<std::size_t>(layout.world_size()), kNone);
+    last_recv_.assign(static_cast<std::size_t>(layout.world_size()), kNone);
     // stage_ranks_[stage][j]: the ranks of PP group j hold the same TP, CP and DP coordinates.
     const auto& pp_groups = layout.groups(GroupKind::PP);
     stage_ranks_.assign(static_cast<std::size_t>(p_), std::vector<int>(pp_groups.size()));
@@ -317,7 +318,14 @@ class StepGraphBuilder {
     const auto it = inbox_.find(key);
     if (it == inbox_.end()) return;
     const auto& ranks = stage_ranks_[static_cast<std::size_t>(st)];
-    for (std::size_t j = 0; j < ranks.size(); ++j) front_[static_cast<std::size_t>(ranks[j])].push_back(it->second[j]);
+    for (std::size_t j = 0; j < ranks.size(); ++j) {
+      const auto r = static_cast<std::size_t>(ranks[j]);
+      const TaskId recv = it->second[j];
+      front_[r].push_back(recv);
+      // Receives too run in the order the rank issues them: the order of the steps that consume them.
+      if (last_recv_[r] != kNone) g_.add_dep(last_recv_[r], recv);
+      last_recv_[r] = recv;
+    }
     inbox_.erase(it);
   }
 
@@ -412,6 +420,7 @@ class StepGraphBuilder {
   std::vector<std::vector<TaskId>> front_;       // by rank: the tasks the next op on that rank waits for
   std::vector<TaskId> dp_last_;                  // by rank: last collective on its DP x CP stream
   std::vector<TaskId> last_send_;                // by rank: last pipeline send on its P2P stream
+  std::vector<TaskId> last_recv_;                // by rank: last pipeline receive on its P2P stream
   std::vector<std::vector<TaskId>> ag_bucket_;   // by rank: parameter all-gather buckets
   std::vector<std::vector<int>> stage_ranks_;
   std::vector<std::vector<int>> dp_groups_;

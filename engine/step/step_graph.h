@@ -12,8 +12,9 @@
 // Between stages, the activations (forward) and their gradients (backward) travel as SendRecv
 // tasks from each rank to the rank with the same TP, CP and DP coordinates on the next (previous)
 // stage, on the real route; the receive is posted ahead (Megatron's batched isend/irecv), so a
-// transfer starts when its producer ends and the rank's previous send is done (the pipeline
-// communicator's NCCL stream runs a rank's sends in issue order). Data parallelism: reduce-scatter of the fp32 gradients
+// transfer starts when its producer ends, the sender's previous send and the receiver's previous
+// receive are done (the pipeline communicator's NCCL stream runs a rank's sends in the order they
+// are produced and its receives in the order its schedule consumes them). Data parallelism: reduce-scatter of the fp32 gradients
 // (all-reduce without the distributed optimizer) over each DP x CP group, one bucket per layer
 // launched after the last micro-batch's backward of that layer (overlap_grad_reduce) or one
 // collective after the stage's last backward; every rank's optimizer step waits for every

@@ -77,10 +77,10 @@ inline std::vector<StepCase> step_cases() {
   return v;
 }
 
-// Where the composed step is known to miss on a backend with contention (docs/planning.md): with
-// interleaving every stage receives in both directions around the ring, and when its transfers
-// saturate the NICs the whole stage shares, fair sharing of the receiving link delays the critical
-// transfer more than the composed step's queue of receives.
+// Where the composed step is known to miss 1 % on a backend with contention (docs/planning.md):
+// with interleaving every stage sends and receives in both directions around the ring, and its
+// transfers saturate the NICs the whole stage shares; the composed step's queues of sends and
+// receives then order them differently from the ranks' NCCL streams.
 inline std::vector<StepCase> shared_nic_limit_cases() {
   std::vector<StepCase> v;
   v.push_back({.name = "pp4-vpp2-m8-2nics", .pp = 4, .vpp = 2, .micro_batches = 8, .nics_per_node = 2});

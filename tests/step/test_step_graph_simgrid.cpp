@@ -34,13 +34,14 @@ TEST_P(ComposedVsFullGraphSimgrid, WithinOnePercent) {
 
 INSTANTIATE_TEST_SUITE_P(StepGraph, ComposedVsFullGraphSimgrid, ::testing::ValuesIn(step_cases()), test_name);
 
-// Known limit: NICs shared by a whole stage and saturated by its transfers. The composed step books
-// the boundary's flows on the busiest link and queues each stage's sends and receives, which
-// recovers part of the contention the graph shows, but stays below it (fair sharing delays the
-// critical transfer more than a queue). Measured differences: docs/planning.md.
+// Known limit: interleaving on NICs that the whole stage shares and its transfers saturate. The
+// composed step books the boundary's flows on the busiest link and queues each stage's sends and
+// receives, which recovers most of the contention the graph shows (it is several times closer than
+// with transfers timed alone) but not all: measured +2.2 % and +2.7 % (docs/planning.md); held
+// here within 5 %.
 class SharedNicLimit : public ::testing::TestWithParam<StepCase> {};
 
-TEST_P(SharedNicLimit, ComposedIsBelowTheGraphButCloserThanTransfersAlone) {
+TEST_P(SharedNicLimit, ComposedWithinFivePercentAndFarCloserThanTransfersAlone) {
   const Scenario s = step_case_scenario(GetParam());
   BackendRegistry registry;
   sim::register_simgrid_backend(registry);
@@ -48,9 +49,8 @@ TEST_P(SharedNicLimit, ComposedIsBelowTheGraphButCloserThanTransfersAlone) {
   const StepComparison c = compare_step(s, *backend);
   std::printf("simgrid  %-26s composed %.6f s (transfers alone %.6f s)  full graph %.6f s  %+.3f %%\n",
               GetParam().name.c_str(), c.composed_s, c.composed_alone_s, c.full_graph_s, 100 * c.difference());
-  EXPECT_LT(c.composed_s, c.full_graph_s);
-  EXPECT_GT(c.composed_s, c.composed_alone_s);
-  EXPECT_LT(c.full_graph_s - c.composed_s, 0.5 * (c.full_graph_s - c.composed_alone_s));
+  EXPECT_LT(std::abs(c.difference()), 0.05);
+  EXPECT_LT(std::abs(c.full_graph_s - c.composed_s), 0.25 * std::abs(c.full_graph_s - c.composed_alone_s));
 }
 
 INSTANTIATE_TEST_SUITE_P(StepGraph, SharedNicLimit, ::testing::ValuesIn(shared_nic_limit_cases()), test_name);
