@@ -164,10 +164,10 @@ TEST(ModelTerms, HostOverheadsDelayCommunication) {
 TEST(ModelTerms, EveryTermIsOnByDefault) {
   const ModelTerms t;
   EXPECT_TRUE(t.comm_compute_interference && t.bandwidth_curves && t.host_overheads && t.memory_operators &&
-              t.attention_shapes);
+              t.attention_shapes && t.nccl_rails);
   const ModelTerms off = ModelTerms::all_off();
   EXPECT_FALSE(off.comm_compute_interference || off.bandwidth_curves || off.host_overheads ||
-               off.memory_operators || off.attention_shapes);
+               off.memory_operators || off.attention_shapes || off.nccl_rails);
 }
 
 }  // namespace
