@@ -85,7 +85,7 @@ class Lowering {
       for (std::uint32_t i = 0; i < n; ++i)
         for (std::uint32_t j = 0; j < n; ++j) {
           if (i == j || op_.ranks[i] == op_.ranks[j]) continue;
-          add_flow(i, j, piece, 1);
+          add_flow(i, j, piece, 1, p2p_speedup(i, j));
         }
       out_.initial = static_cast<std::uint32_t>(out_.flows.size());
       return;
@@ -97,9 +97,16 @@ class Lowering {
       step_bytes = op_.bytes_per_rank / n;
     }
     check_flow_count(static_cast<std::uint64_t>(steps) * n, "ring");
+    std::vector<double> speedups(n, 1.0);
+    if (c_.ring_rail_speedups) {
+      speedups = c_.ring_rail_speedups(op_);
+      if (speedups.size() != n)
+        throw std::invalid_argument(op_name(index_, op_) + ": " + std::to_string(speedups.size()) +
+                                    " rail speed-ups for a ring of " + std::to_string(n) + " hops");
+    }
     out_.flows.reserve(static_cast<std::size_t>(steps) * n);
     for (std::uint32_t k = 0; k < steps; ++k)
-      for (std::uint32_t i = 0; i < n; ++i) add_flow(i, (i + 1) % n, step_bytes, k == 0 ? 1 : 2);
+      for (std::uint32_t i = 0; i < n; ++i) add_flow(i, (i + 1) % n, step_bytes, k == 0 ? 1 : 2, speedups[i]);
     out_.initial = n;
     out_.ring_members = n;
   }
@@ -112,7 +119,14 @@ class Lowering {
                                   std::to_string(kMaxFlowsPerOp) + " one op may have");
   }
 
-  void add_flow(std::uint32_t s, std::uint32_t d, double bytes, std::uint32_t gate) {
+  // Rail speed-up of the point-to-point flow member s -> member d (1 intra-node or without it).
+  double p2p_speedup(std::uint32_t s, std::uint32_t d) const {
+    const std::int32_t a = op_.ranks[s], b = op_.ranks[d];
+    if (!c_.p2p_rail_speedup || a / c_.gpus_per_node == b / c_.gpus_per_node) return 1.0;
+    return c_.p2p_rail_speedup(a, b);
+  }
+
+  void add_flow(std::uint32_t s, std::uint32_t d, double bytes, std::uint32_t gate, double speedup) {
     OpFlow f;
     f.src = op_.ranks[s];
     f.dst = op_.ranks[d];
@@ -125,7 +139,10 @@ class Lowering {
       if (!(eff > 0 && eff <= 1))
         throw std::invalid_argument(where(g_, op_.tasks[s]) + ": link efficiency must be in (0, 1], got " + std::to_string(eff) +
                                     " for " + std::to_string(bytes) + " bytes " + (inter ? "inter-node" : "intra-node"));
-      f.wire_bytes = bytes / eff;
+      if (!(speedup >= 1) || std::isinf(speedup))
+        throw std::invalid_argument(where(g_, op_.tasks[s]) + ": rail speed-up must be a finite number >= 1, got " +
+                                    std::to_string(speedup));
+      f.wire_bytes = bytes / eff / speedup;
     }
     out_.flows.push_back(f);
   }
@@ -145,7 +162,7 @@ class Lowering {
                                     " names a rank that is not a member of comm op " + std::to_string(index_));
       if (!(tr.bytes >= 0))
         throw std::invalid_argument(where(g_, op_.tasks[s]) + ": transfer " + transfer_text(tr) + " bytes must be >= 0");
-      add_flow(s, d, tr.bytes, s == d ? 1 : 2);
+      add_flow(s, d, tr.bytes, s == d ? 1 : 2, p2p_speedup(s, d));
       ++out_.member_flows[s];
       ++out_.gate_begin[s + 1];
       if (d != s) {

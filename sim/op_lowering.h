@@ -14,6 +14,10 @@
 //    bytes_per_rank; AllReduce: 2(n-1) steps of bytes_per_rank / n. Flow k*n + i is step k of member
 //    i (sending to member i+1); it starts after its own step k-1 and after receiving step k-1 from
 //    member i-1, so the end of flow k*n + i opens flows (k+1)*n + i and (k+1)*n + (i+1) mod n.
+//  - `nccl_rails` (PlanCosts::ring_rail_speedups / p2p_rail_speedup): an inter-node flow that NCCL
+//    spreads over several NICs keeps its one SimGrid path and moves bytes / (efficiency * speed-up)
+//    on it, so alone it lasts as long as on the rails; contention with other flows is then seen on
+//    that path's NICs only (docs/metrics.md section 9.7).
 //  - A collective's member tasks all end together when its last flow ends (as NCCL collectives and
 //    the analytic backend do); with bytes_per_rank <= 0 or one member they end when it starts.
 #include <cstdint>
@@ -37,6 +41,12 @@ struct PlanCosts {
   std::function<double(const Task&)> comm_load;
   // Optional (empty: 0). Seconds a communication task ends after its last flow (host overheads).
   std::function<double(const Task&)> comm_overhead_s;
+  // Optional (empty: 1). `nccl_rails` term: how many times the bandwidth of its one SimGrid path
+  // (the NIC of each GPU) an inter-node flow gets because NCCL spreads it over several NICs. Per
+  // hop i -> i+1 of a ring collective (a vector of n factors), and per src -> dst pair of a
+  // send/recv or all-to-all. The flow's wire bytes are divided by the factor (>= 1).
+  std::function<std::vector<double>(const CommOp& op)> ring_rail_speedups;
+  std::function<double(std::int32_t src, std::int32_t dst)> p2p_rail_speedup;
   int gpus_per_node = 8;
 };
 

@@ -1,11 +1,16 @@
 #include "sim/simgrid_backend.h"
 
+#include <algorithm>
 #include <chrono>
 #include <cstdio>
+#include <memory>
 #include <stdexcept>
+#include <vector>
 
 #include <unistd.h>
 
+#include "engine/analytic/collective_time.h"
+#include "engine/cost/route.h"
 #include "sim/simulate.h"
 
 namespace hcpsim::sim {
@@ -22,6 +27,21 @@ PlanCosts costs_from(const RunContext& ctx, const TaskGraph& g) {
   c.comm_load = [&cost, &g](const Task& t) { return cost.comm_compute_load(g, t); };
   c.comm_overhead_s = [&cost](const Task& t) { return cost.comm_overhead_s(t); };
   c.gpus_per_node = ctx.scenario.cluster.gpus_per_node;
+  if (cost.terms().nccl_rails) {
+    // The rails of RouteModel, as the analytic backend applies them, as speed-ups of the flows' one
+    // SimGrid path.
+    auto routes = std::make_shared<const RouteModel>(ctx.scenario, cost);
+    auto speedup = [](const Route& r) {
+      return !r.self && r.link_class == LinkClass::InterNode && r.one_rail_Bps > 0 ? std::max(1.0, r.bottleneck_Bps / r.one_rail_Bps)
+                                                                                    : 1.0;
+    };
+    c.ring_rail_speedups = [routes, speedup](const CommOp& op) {
+      std::vector<double> out;
+      for (const Route& r : ring_collective_hops(op, *routes)) out.push_back(speedup(r));
+      return out;
+    };
+    c.p2p_rail_speedup = [routes, speedup](std::int32_t src, std::int32_t dst) { return speedup(routes->route(src, dst)); };
+  }
   return c;
 }
 

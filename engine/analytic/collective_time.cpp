@@ -3,6 +3,9 @@
 #include <algorithm>
 #include <map>
 #include <stdexcept>
+#include <vector>
+
+#include "engine/cost/nccl_curves.h"
 
 namespace hcpsim {
 
@@ -17,9 +20,9 @@ double alltoall_seconds(const CommOp& op, const RouteModel& routes) {
   };
   std::map<std::pair<int, long>, Load> loads;
   const long nics = 1L << 20;
-  auto add = [&](int kind, long id, double bw, const Route& r) {
+  auto add = [&](int kind, long id, double bw, const Route& r, double bytes) {
     Load& l = loads[{kind, id}];
-    l.bytes += piece;
+    l.bytes += bytes;
     l.bandwidth_Bps = bw;
     l.latency_s = r.latency_s;
     l.cls = r.link_class;
@@ -30,17 +33,37 @@ double alltoall_seconds(const CommOp& op, const RouteModel& routes) {
       const Route r = routes.route(op.ranks[i], op.ranks[j]);
       if (r.self) continue;
       if (r.link_class == LinkClass::IntraNode) {
-        add(0, op.ranks[i], r.bottleneck_Bps, r);
-        add(1, op.ranks[j], r.bottleneck_Bps, r);
+        add(0, op.ranks[i], r.bottleneck_Bps, r, piece);
+        add(1, op.ranks[j], r.bottleneck_Bps, r, piece);
+      } else if (r.rails == 1) {
+        add(2, r.src_node * nics + r.src_nic, routes.nic_Bps(r.src_node, r.src_nic), r, piece);
+        add(3, r.dst_node * nics + r.dst_nic, routes.nic_Bps(r.dst_node, r.dst_nic), r, piece);
       } else {
-        add(2, r.src_node * nics + r.src_nic, routes.nic_Bps(r.src_node, r.src_nic), r);
-        add(3, r.dst_node * nics + r.dst_nic, routes.nic_Bps(r.dst_node, r.dst_nic), r);
+        // `nccl_rails`: the pair's channels spread the piece over the NICs local to both GPUs.
+        const std::vector<int> src_nics = routes.p2p_nics(op.ranks[i]);
+        const std::vector<int> dst_nics = routes.p2p_nics(op.ranks[j]);
+        const double share = piece / r.rails;
+        for (int k = 0; k < r.rails; ++k) {
+          const int a = src_nics[static_cast<std::size_t>(k)], b = dst_nics[static_cast<std::size_t>(k)];
+          add(2, r.src_node * nics + a, routes.nic_Bps(r.src_node, a), r, share);
+          add(3, r.dst_node * nics + b, routes.nic_Bps(r.dst_node, b), r, share);
+        }
       }
     }
   double t = 0;
   for (const auto& [key, l] : loads)
     t = std::max(t, l.latency_s + l.bytes / (l.bandwidth_Bps * routes.cost().link_efficiency(TaskKind::AllToAll, piece, l.cls)));
   return t;
+}
+
+std::vector<Route> ring_collective_hops(const CommOp& op, const RouteModel& routes) {
+  const auto n = op.ranks.size();
+  const double chunk = op.kind == TaskKind::AllReduce ? op.bytes_per_rank / static_cast<double>(std::max<std::size_t>(1, n))
+                                                      : op.bytes_per_rank;
+  // `nccl_rails`: NCCL's channels (one ring each) leave a node through different NICs; as many as
+  // it runs for a chunk of this size on the network.
+  const int channels = nccl_channels(op.kind, LinkClass::InterNode, chunk, static_cast<int>(n));
+  return routes.ring_hops(op.ranks, channels);
 }
 
 double ring_collective_seconds(const CommOp& op, const RouteModel& routes) {
@@ -53,10 +76,8 @@ double ring_collective_seconds(const CommOp& op, const RouteModel& routes) {
     steps = 2.0 * static_cast<double>(n - 1);
   }
   double step_s = 0;
-  for (std::size_t i = 0; i < n; ++i) {
-    const Route r = routes.route(op.ranks[i], op.ranks[(i + 1) % n]);
+  for (const Route& r : ring_collective_hops(op, routes))
     step_s = std::max(step_s, routes.transfer_seconds(r, chunk, chunk, op.kind));
-  }
   return steps * step_s;
 }
 

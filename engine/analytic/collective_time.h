@@ -1,6 +1,8 @@
 #pragma once
 // How long one collective takes when nothing else uses the links (analytic model; formulas in
 // docs/metrics.md "Collectives"). SendRecv transfers are timed one by one by RouteModel.
+#include <vector>
+
 #include "engine/cost/route.h"
 #include "engine/graph/task_graph.h"
 
@@ -12,8 +14,14 @@ namespace hcpsim {
 double alltoall_seconds(const CommOp& op, const RouteModel& routes);
 
 // NCCL ring all_gather / reduce_scatter (n-1 steps of one shard) and all_reduce (2(n-1) steps of
-// bytes_per_rank/n) over the members in group order; each step takes as long as its slowest hop. Seconds.
+// bytes_per_rank/n) over the members in group order; each step takes as long as its slowest hop
+// (RouteModel::ring_hops: with the `nccl_rails` term an inter-node hop runs over several NICs). Seconds.
 double ring_collective_seconds(const CommOp& op, const RouteModel& routes);
+
+// Routes of the ring hops members[i] -> members[i+1] of an AllGather / ReduceScatter / AllReduce,
+// with as many channels as NCCL runs for its chunk (RouteModel::ring_hops). Shared with the simgrid
+// lowering so that both backends put the same rails on a hop.
+std::vector<Route> ring_collective_hops(const CommOp& op, const RouteModel& routes);
 
 // Dispatches on op.kind for the four collectives; throws std::invalid_argument for SendRecv.
 double collective_seconds(const CommOp& op, const RouteModel& routes);

@@ -184,7 +184,8 @@ double CostModel::link_efficiency(TaskKind op, double message_bytes, LinkClass c
     return plateau * m / (m + half);
   }
   const BandwidthCurve curve = nccl_bandwidth_curve(op, c, impl_->scenario.cluster.intra_node_nvls);
-  return std::min(1.0, plateau * curve.plateau_ratio) * m / (m + curve.half_bytes);
+  const double family = c == LinkClass::IntraNode ? nvlink_family_ratio(impl_->scenario.cluster.gpu.name) : 1.0;
+  return std::min(1.0, plateau * curve.plateau_ratio * family) * m / (m + curve.half_bytes);
 }
 
 const ModelTerms& CostModel::terms() const { return impl_->scenario.cluster.efficiency.terms; }

@@ -27,6 +27,13 @@ BandwidthCurve nccl_bandwidth_curve(TaskKind op, LinkClass c, bool nvls) {
   }
 }
 
+double nvlink_family_ratio(const std::string& gpu_name) {
+  // 8x A100-SXM4 all_reduce, 1 GiB, NCCL 2.18.5: 228.1 GB/s bus bandwidth where the H100-level
+  // plateau (0.82 of the 300 GB/s port) predicts 244 GB/s; least squares on that one plateau point.
+  const bool ampere = gpu_name.rfind("a100", 0) == 0 || gpu_name.rfind("a800", 0) == 0;
+  return ampere ? 0.935 : 1.0;
+}
+
 int nccl_channels(TaskKind op, LinkClass c, double message_bytes, int group_size) {
   const bool intra = c == LinkClass::IntraNode;
   // NCCL's chunk per channel step: NCCL_P2P_NVL_CHUNKSIZE 512 KiB on NVLink, NCCL_P2P_NET_CHUNKSIZE

@@ -2,6 +2,8 @@
 // NCCL behaviour the cost model's terms need (docs/metrics.md section 9): the achieved-bandwidth
 // curve of each NCCL op per link class (`bandwidth_curves`) and the number of channels (CTAs, one
 // SM each) NCCL runs for a call (`comm_compute_interference`).
+#include <string>
+
 #include "engine/cost/cost_model.h"
 #include "engine/graph/task_graph.h"
 
@@ -18,6 +20,11 @@ struct BandwidthCurve {
 // Default curve of `op` (SendRecv, AllToAll, AllGather, ReduceScatter, AllReduce) on link class `c`;
 // `nvls`: the NVSwitch reduces in the switch (NVLink SHARP), which lifts the intra-node all_reduce.
 BandwidthCurve nccl_bandwidth_curve(TaskKind op, LinkClass c, bool nvls = false);
+
+// NVLink plateau of a GPU family relative to the scenario's intra_node_link plateau (which
+// stands for Hopper): Ampere's NVLink 3 reaches less of its port rate in nccl-tests. Fitted on the
+// fit case azure-nda100v4-allreduce-8gpu-1g (docs/metrics.md 9.2 and 9.6); 1 for every other GPU.
+double nvlink_family_ratio(const std::string& gpu_name);
 
 // Channels NCCL runs for one call of `op` on `c` moving `message_bytes` per flow among
 // `group_size` ranks: one per NCCL chunk of the message, at least 1, at most the op's limit.

@@ -1,7 +1,10 @@
 #include "engine/cost/route.h"
 
 #include <algorithm>
+#include <map>
 #include <stdexcept>
+
+#include "engine/cost/nccl_rails.h"
 
 namespace hcpsim {
 
@@ -58,6 +61,31 @@ double RouteModel::nic_Bps(int node, int nic) const {
   return bw;
 }
 
+std::vector<int> RouteModel::p2p_nics(int rank) const {
+  const int gpn = std::max(1, s_.cluster.gpus_per_node);
+  const int node = rank / gpn;
+  std::vector<int> out;
+  if (!cost_.terms().nccl_rails) {
+    if (const int nic = nic_of(rank); nic >= 0) out.push_back(nic);
+    return out;
+  }
+  for (const int nic : local_nics(rank % gpn, nics_, gpn)) {
+    const int t = target_.at(slot(node, nic));
+    if (t >= 0 && std::find(out.begin(), out.end(), t) == out.end()) out.push_back(t);
+  }
+  return out;
+}
+
+namespace {
+
+[[noreturn]] void throw_no_nic(int node, int src, int dst) {
+  throw std::runtime_error("infeasible scenario: every NIC of node " + std::to_string(node) +
+                           " has failed (cluster.faults), so ranks " + std::to_string(src) + " -> " +
+                           std::to_string(dst) + " cannot communicate");
+}
+
+}  // namespace
+
 Route RouteModel::route(int src, int dst) const {
   const int gpn = std::max(1, s_.cluster.gpus_per_node);
   Route r;
@@ -70,20 +98,78 @@ Route RouteModel::route(int src, int dst) const {
   if (r.src_node == r.dst_node) {
     r.link_class = LinkClass::IntraNode;
     r.bottleneck_Bps = s_.cluster.intra_node_bandwidth_Bps;   // sender port out, receiver port in
+    r.one_rail_Bps = r.bottleneck_Bps;
     r.latency_s = cost_.latency_s(LinkClass::IntraNode);
     return r;
   }
   r.link_class = LinkClass::InterNode;
-  r.src_nic = nic_of(src);
-  r.dst_nic = nic_of(dst);
-  for (const auto& [node, nic] : {std::pair{r.src_node, r.src_nic}, std::pair{r.dst_node, r.dst_nic}})
-    if (nic < 0)
-      throw std::runtime_error("infeasible scenario: every NIC of node " + std::to_string(node) +
-                               " has failed (cluster.faults), so ranks " + std::to_string(src) + " -> " +
-                               std::to_string(dst) + " cannot communicate");
-  r.bottleneck_Bps = std::min(nic_Bps(r.src_node, r.src_nic), nic_Bps(r.dst_node, r.dst_nic));
   r.latency_s = cost_.latency_s(LinkClass::InterNode);
+  if (!cost_.terms().nccl_rails || nics_ < 2 * gpn) {
+    // One NIC per GPU at most: one rail, the GPU's own NIC (no allocation on this hot path).
+    r.src_nic = nic_of(src);
+    r.dst_nic = nic_of(dst);
+    if (r.src_nic < 0) throw_no_nic(r.src_node, src, dst);
+    if (r.dst_nic < 0) throw_no_nic(r.dst_node, src, dst);
+    r.bottleneck_Bps = std::min(nic_Bps(r.src_node, r.src_nic), nic_Bps(r.dst_node, r.dst_nic));
+    r.one_rail_Bps = r.bottleneck_Bps;
+    return r;
+  }
+  const std::vector<int> src_nics = p2p_nics(src);
+  const std::vector<int> dst_nics = p2p_nics(dst);
+  if (src_nics.empty()) throw_no_nic(r.src_node, src, dst);
+  if (dst_nics.empty()) throw_no_nic(r.dst_node, src, dst);
+  r.src_nic = src_nics.front();
+  r.dst_nic = dst_nics.front();
+  r.rails = std::max(1, std::min({static_cast<int>(src_nics.size()), static_cast<int>(dst_nics.size()),
+                                  kNcclP2pChannelsPerNetPeer}));
+  double src_Bps = 0, dst_Bps = 0;
+  for (int j = 0; j < r.rails; ++j) {
+    src_Bps += nic_Bps(r.src_node, src_nics[static_cast<std::size_t>(j)]);
+    dst_Bps += nic_Bps(r.dst_node, dst_nics[static_cast<std::size_t>(j)]);
+  }
+  r.bottleneck_Bps = std::min(src_Bps, dst_Bps);
+  r.one_rail_Bps = std::min(nic_Bps(r.src_node, r.src_nic), nic_Bps(r.dst_node, r.dst_nic));
   return r;
+}
+
+std::vector<Route> RouteModel::ring_hops(const std::vector<std::int32_t>& members, int channels) const {
+  const std::size_t n = members.size();
+  std::vector<Route> hops(n);
+  for (std::size_t i = 0; i < n; ++i) hops[i] = route(members[i], members[(i + 1) % n]);
+  if (!cost_.terms().nccl_rails || n < 2) return hops;
+  // Per node of the group: the distinct NICs local to its members, and the ring hops leaving and
+  // entering it.
+  struct NodeRails {
+    std::vector<int> nics;
+    int out = 0, in = 0;
+  };
+  std::map<int, NodeRails> nodes;
+  for (const std::int32_t m : members) {
+    NodeRails& nr = nodes[m / std::max(1, s_.cluster.gpus_per_node)];
+    for (const int nic : p2p_nics(m))
+      if (std::find(nr.nics.begin(), nr.nics.end(), nic) == nr.nics.end()) nr.nics.push_back(nic);
+  }
+  for (const Route& h : hops)
+    if (!h.self && h.link_class == LinkClass::InterNode) {
+      ++nodes[h.src_node].out;
+      ++nodes[h.dst_node].in;
+    }
+  for (auto& [node, nr] : nodes) std::sort(nr.nics.begin(), nr.nics.end());
+  for (Route& h : hops) {
+    if (h.self || h.link_class != LinkClass::InterNode) continue;
+    const NodeRails& a = nodes.at(h.src_node);
+    const NodeRails& b = nodes.at(h.dst_node);
+    const int rails = ring_rails(static_cast<int>(a.nics.size()), static_cast<int>(b.nics.size()), channels);
+    if (rails == 1) continue;   // one rail: the hop keeps its own GPUs' NICs
+    h.rails = rails;
+    double a_Bps = 0, b_Bps = 0;
+    for (int j = 0; j < h.rails; ++j) {
+      a_Bps += nic_Bps(h.src_node, a.nics[static_cast<std::size_t>(j)]);
+      b_Bps += nic_Bps(h.dst_node, b.nics[static_cast<std::size_t>(j)]);
+    }
+    h.bottleneck_Bps = std::min(a_Bps / std::max(1, a.out), b_Bps / std::max(1, b.in));
+  }
+  return hops;
 }
 
 double RouteModel::transfer_seconds(const Route& r, double bytes, double message_bytes, TaskKind op) const {

@@ -2,6 +2,7 @@
 // RouteModel: which links a transfer between two ranks crosses and what one uncontended transfer
 // costs (alpha-beta on the bottleneck link). Faults: degraded NICs scale their bandwidth, a failed
 // NIC hands its traffic to the next working NIC of its node. Formulas: docs/metrics.md "Routes".
+#include <cstdint>
 #include <string>
 #include <vector>
 
@@ -17,6 +18,12 @@ struct Route {
   double latency_s = 0;         // one-way latency of the whole route, seconds
   int src_node = 0, dst_node = 0;
   int src_nic = -1, dst_nic = -1;   // NIC index inside the node (inter-node only), after failover
+  // Inter-node only. `nccl_rails` term: NICs the transfer is spread over on each side (1 without
+  // the term); bottleneck_Bps is then the smaller side's summed NIC bandwidth. one_rail_Bps is what
+  // the single path src_nic -> dst_nic gives (the SimGrid platform's route), so bottleneck_Bps /
+  // one_rail_Bps is the rails' speed-up.
+  int rails = 1;
+  double one_rail_Bps = 0;
 };
 
 class RouteModel {
@@ -24,9 +31,21 @@ class RouteModel {
   // Throws std::invalid_argument naming the fault when a fault points outside the cluster.
   RouteModel(const Scenario& s, const CostModel& cost);
 
-  // The route from `src` to `dst` (global ranks). Throws std::runtime_error when a node's NICs
-  // have all failed and the transfer needs one (the scenario is infeasible).
+  // The route from `src` to `dst` (global ranks) of a point-to-point transfer. Throws
+  // std::runtime_error when a node's NICs have all failed and the transfer needs one (the scenario
+  // is infeasible). With the `nccl_rails` term an inter-node route spreads over the NICs local to
+  // both GPUs, at most kNcclP2pChannelsPerNetPeer of them (docs/metrics.md section 9.7).
   Route route(int src, int dst) const;
+  // Routes of the hops members[i] -> members[(i + 1) % n] of an NCCL ring collective that runs
+  // `channels` channels (element i is hop i). Without the `nccl_rails` term: route() of each hop.
+  // With it, an inter-node hop runs over ring_rails(...) NICs: the distinct NICs local to the
+  // members on its sending node and on its receiving node (after failover), their summed bandwidth
+  // shared by the hops that leave that node (receiving side: that enter it).
+  std::vector<Route> ring_hops(const std::vector<std::int32_t>& members, int channels) const;
+  // Distinct working NICs (after failover, in order) NCCL's point-to-point channels of `rank` use:
+  // the NICs local to its GPU with the `nccl_rails` term, else nic_of(rank) alone. Empty when its
+  // node has no working NIC.
+  std::vector<int> p2p_nics(int rank) const;
   // Seconds for one transfer of `bytes` alone on the route: latency + bytes / (bw * link_efficiency).
   double transfer_seconds(int src, int dst, double bytes) const;
   // Same for a route already looked up, with `message_bytes` and the NCCL op `op` choosing the

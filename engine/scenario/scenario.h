@@ -51,9 +51,10 @@ struct ModelTerms {
   bool host_overheads = true;              // NCCL launch and the ring loop's per-step host sync
   bool memory_operators = true;            // correction/merge/accumulation kernels priced as TE runs them
   bool attention_shapes = true;            // attention plateau by GPU, kernel family, mask and head dim
+  bool nccl_rails = true;                  // NCCL channels spread inter-node traffic over several NICs (rails)
 
   // Every term off: the nominal model the closed-form tests check.
-  static ModelTerms all_off() { return {false, false, false, false, false}; }
+  static ModelTerms all_off() { return {false, false, false, false, false, false}; }
 };
 
 // Plateau efficiencies (fractions of peak) for large shapes; the cost model adds its own

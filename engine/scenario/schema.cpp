@@ -35,6 +35,7 @@ const std::vector<std::string>& all_paths() {
       "cluster.efficiency.model_terms.comm_compute_interference",
       "cluster.efficiency.model_terms.bandwidth_curves", "cluster.efficiency.model_terms.host_overheads",
       "cluster.efficiency.model_terms.memory_operators", "cluster.efficiency.model_terms.attention_shapes",
+      "cluster.efficiency.model_terms.nccl_rails",
       "cluster.calibration",
       "cluster.faults", "cluster.faults[].rank", "cluster.faults[].slowdown", "cluster.faults[].node",
       "cluster.faults[].nic", "cluster.faults[].bandwidth_factor", "cluster.faults[].failed",

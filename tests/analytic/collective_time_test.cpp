@@ -2,6 +2,8 @@
 
 #include <gtest/gtest.h>
 
+#include <algorithm>
+
 #include "tests/analytic/run_helpers.h"
 #include "tests/cost/test_scenario.h"
 
@@ -58,6 +60,47 @@ TEST(Collectives, RingCollectivesFollowNcclSteps) {
   const double inter = 5e-6 + shard / (50e9 * eff(shard, 0.94, 256.0 * 1024));
   EXPECT_NEAR(ring_collective_seconds(collective(TaskKind::AllGather, {0, 1, 4, 5}, shard), rm), 3 * inter, 1e-15);
   EXPECT_EQ(ring_collective_seconds(collective(TaskKind::AllGather, {3}, shard), rm), 0.0);
+}
+
+TEST(Collectives, RailsTermSpreadsTheInterNodeHopOverTheNodesNics) {
+  // `nccl_rails` alone (docs/metrics.md 9.7): 2 nodes x 8 GPUs, 4 NICs per node. NCCL's rings leave
+  // each node through all 4 NICs, so the all_reduce's inter-node hop runs at 4 x 50 GB/s.
+  Scenario s = test::dgx_scenario(2, 8);
+  s.cluster.nics_per_node = 4;
+  s.cluster.efficiency.terms.nccl_rails = true;
+  const CostModel cm(s);
+  const RouteModel rm(s, cm);
+  std::vector<std::int32_t> ranks;
+  for (int i = 0; i < 16; ++i) ranks.push_back(i);
+  const double buf = 1024.0 * 1024 * 1024, chunk = buf / 16;
+  const double intra = 2e-6 + chunk / (450e9 * eff(chunk, 0.82, 1024.0 * 1024));
+  const double inter = 5e-6 + chunk / (4 * 50e9 * eff(chunk, 0.94, 256.0 * 1024));
+  const double expected = 30 * std::max(intra, inter);
+  EXPECT_NEAR(ring_collective_seconds(collective(TaskKind::AllReduce, ranks, buf), rm), expected, expected * 1e-12);
+  // Term off: one NIC per hop, four times the inter-node time.
+  s.cluster.efficiency.terms.nccl_rails = false;
+  const CostModel cm_off(s);
+  const RouteModel rm_off(s, cm_off);
+  const double one_nic = 30 * (5e-6 + chunk / (50e9 * eff(chunk, 0.94, 256.0 * 1024)));
+  EXPECT_NEAR(ring_collective_seconds(collective(TaskKind::AllReduce, ranks, buf), rm_off), one_nic, one_nic * 1e-12);
+  EXPECT_GT(one_nic, 3.5 * expected);
+}
+
+TEST(Collectives, RailsTermSpreadsAllToAllPiecesOverAGpusNics) {
+  // Two NICs per GPU (16 per node): rank 0's pieces to node 1 leave through NICs 0 and 8, half each.
+  Scenario s = test::dgx_scenario(2, 8);
+  s.cluster.nics_per_node = 16;
+  s.cluster.efficiency.terms.nccl_rails = true;
+  const CostModel cm(s);
+  const RouteModel rm(s, cm);
+  const double t = 64e6, piece = t / 2;
+  const double on = 5e-6 + (piece / 2) / (50e9 * eff(piece, 0.94, 256.0 * 1024));
+  EXPECT_NEAR(alltoall_seconds(collective(TaskKind::AllToAll, {0, 8}, t), rm), on, on * 1e-12);
+  s.cluster.efficiency.terms.nccl_rails = false;
+  const CostModel cm_off(s);
+  const RouteModel rm_off(s, cm_off);
+  const double off = 5e-6 + piece / (50e9 * eff(piece, 0.94, 256.0 * 1024));
+  EXPECT_NEAR(alltoall_seconds(collective(TaskKind::AllToAll, {0, 8}, t), rm_off), off, off * 1e-12);
 }
 
 TEST(Collectives, MembersEndTogetherAfterTheLastArrives) {

@@ -161,13 +161,34 @@ TEST(ModelTerms, HostOverheadsDelayCommunication) {
   EXPECT_EQ(CostModel(test::dgx_scenario()).comm_overhead_s(ring), 0.0);
 }
 
+TEST(ModelTerms, BandwidthCurvesLowerAmpereNvlinkPlateau) {
+  // Fitted family ratio (docs/metrics.md 9.2): A100's NVLink plateau is 0.935 of the Hopper level,
+  // on every op; the network is unchanged, and without the term both GPUs use the send/recv curve.
+  Scenario h100 = with_term([](ModelTerms& t) { t.bandwidth_curves = true; });
+  Scenario a100 = h100;
+  a100.cluster.gpu.name = "a100-sxm-80gb";
+  const CostModel ch(h100), ca(a100);
+  for (const TaskKind op : {TaskKind::SendRecv, TaskKind::AllGather, TaskKind::AllReduce}) {
+    EXPECT_NEAR(ca.link_efficiency(op, 64e6, LinkClass::IntraNode), 0.935 * ch.link_efficiency(op, 64e6, LinkClass::IntraNode),
+                1e-12);
+    EXPECT_DOUBLE_EQ(ca.link_efficiency(op, 64e6, LinkClass::InterNode), ch.link_efficiency(op, 64e6, LinkClass::InterNode));
+  }
+  EXPECT_DOUBLE_EQ(nvlink_family_ratio("a100-sxm-80gb"), 0.935);
+  EXPECT_DOUBLE_EQ(nvlink_family_ratio("h100-sxm"), 1.0);
+  EXPECT_DOUBLE_EQ(nvlink_family_ratio("gb200"), 1.0);
+  a100.cluster.efficiency.terms.bandwidth_curves = false;
+  h100.cluster.efficiency.terms.bandwidth_curves = false;
+  EXPECT_DOUBLE_EQ(CostModel(a100).link_efficiency(64e6, LinkClass::IntraNode),
+                   CostModel(h100).link_efficiency(64e6, LinkClass::IntraNode));
+}
+
 TEST(ModelTerms, EveryTermIsOnByDefault) {
   const ModelTerms t;
   EXPECT_TRUE(t.comm_compute_interference && t.bandwidth_curves && t.host_overheads && t.memory_operators &&
-              t.attention_shapes);
+              t.attention_shapes && t.nccl_rails);
   const ModelTerms off = ModelTerms::all_off();
   EXPECT_FALSE(off.comm_compute_interference || off.bandwidth_curves || off.host_overheads ||
-               off.memory_operators || off.attention_shapes);
+               off.memory_operators || off.attention_shapes || off.nccl_rails);
 }
 
 }  // namespace
