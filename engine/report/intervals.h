@@ -21,7 +21,7 @@ class IntervalUnion {
       else
         merged_.push_back(iv);
     }
-    raw_.clear();
+    std::vector<std::pair<double, double>>().swap(raw_);   // the raw intervals' memory is not needed again
   }
   // Total length of the union.
   double length() const {

@@ -4,16 +4,18 @@
 #include <map>
 #include <set>
 
+#include "engine/report/critical_path.h"
 #include "engine/report/intervals.h"
+#include "engine/trace/trace_event_view.h"
 
 namespace hcpsim {
 namespace {
 
-bool is_attention_block(const TraceEvent& e) { return e.kind != TaskKind::Gemm && e.stream != Stream::NcclTp; }
+bool is_attention_block(const EventFacts& e) { return e.kind != TaskKind::Gemm && e.stream != Stream::NcclTp; }
 
 struct Span {
   double start = 1e300, end = -1e300;
-  void add(const TraceEvent& e) {
+  void add(const EventFacts& e) {
     start = std::min(start, e.start_s);
     end = std::max(end, e.end_s);
   }
@@ -33,29 +35,35 @@ std::pair<double, int> slowest_span(const std::map<std::int32_t, Span>& spans) {
 }
 
 // Bytes this event puts on intra- and inter-node links (docs/metrics.md "Bytes per link class").
-void classify_bytes(const TraceEvent& e, int gpn, double& intra, double& inter) {
-  if (!is_communication(e.kind) || e.peers.empty() || e.bytes <= 0) return;
+void classify_bytes(const EventFacts& e, std::span<const std::int32_t> peers, int gpn, double& intra, double& inter) {
+  if (!is_communication(e.kind) || peers.empty() || e.bytes <= 0) return;
   const int node = e.rank / gpn;
   const bool ring = e.kind == TaskKind::AllGather || e.kind == TaskKind::ReduceScatter || e.kind == TaskKind::AllReduce;
   if (ring) {
-    (e.peers[0] / gpn == node ? intra : inter) += e.bytes;
+    (peers[0] / gpn == node ? intra : inter) += e.bytes;
     return;
   }
-  const double share = e.bytes / static_cast<double>(e.peers.size());
-  for (const auto p : e.peers) (p / gpn == node ? intra : inter) += share;
+  const double share = e.bytes / static_cast<double>(peers.size());
+  for (const auto p : peers) (p / gpn == node ? intra : inter) += share;
 }
 
 }  // namespace
 
 Report compute_report(const Trace& t, const ReportOptions& options) {
+  const TraceEventView view(t);
+  return compute_report(view, t, options);
+}
+
+Report compute_report(const EventView& v, const Trace& header, const ReportOptions& options) {
   Report r;
-  r.scenario = t.scenario;
-  r.backend = t.backend;
-  r.world_size = t.world_size;
-  r.gpus_per_node = t.gpus_per_node > 0 ? t.gpus_per_node : 8;
-  r.tasks = t.events.size();
+  r.scenario = header.scenario;
+  r.backend = header.backend;
+  r.world_size = header.world_size;
+  r.gpus_per_node = header.gpus_per_node > 0 ? header.gpus_per_node : 8;
+  r.tasks = v.size();
   r.wall_s = options.wall_s;
-  if (t.events.empty()) return r;
+  const std::size_t n = v.size();
+  if (n == 0) return r;
   const int gpn = r.gpus_per_node;
 
   // Busy unions per rank.
@@ -63,7 +71,8 @@ Report compute_report(const Trace& t, const ReportOptions& options) {
   double t0 = 1e300, t1 = -1e300;
   std::map<std::int32_t, double> rank_end;
   std::set<int> layers;
-  for (const auto& e : t.events) {
+  for (std::size_t i = 0; i < n; ++i) {
+    const EventFacts e = v.at(i);
     (is_communication(e.kind) ? comm : compute)[e.rank].add(e.start_s, e.end_s);
     t0 = std::min(t0, e.start_s);
     t1 = std::max(t1, e.end_s);
@@ -71,7 +80,7 @@ Report compute_report(const Trace& t, const ReportOptions& options) {
     layers.insert(e.layer);
     if (e.kind == TaskKind::Gemm || e.stream == Stream::NcclTp) r.whole_layer = true;
     (e.pass == Pass::Forward ? r.has_forward : r.has_backward) = true;
-    classify_bytes(e, gpn, r.bytes_intra_node, r.bytes_inter_node);
+    classify_bytes(e, v.peers(i), gpn, r.bytes_intra_node, r.bytes_inter_node);
   }
   for (auto& [rank, u] : compute) u.finish();
   for (auto& [rank, u] : comm) u.finish();
@@ -93,7 +102,8 @@ Report compute_report(const Trace& t, const ReportOptions& options) {
   // Per layer and pass: attention-block and whole-layer spans per rank.
   std::map<std::pair<int, int>, std::map<std::int32_t, Span>> attn, whole;
   double flops[2] = {0, 0};
-  for (const auto& e : t.events) {
+  for (std::size_t i = 0; i < n; ++i) {
+    const EventFacts e = v.at(i);
     const std::pair<int, int> key{e.layer, static_cast<int>(e.pass)};
     whole[key][e.rank].add(e);
     if (is_attention_block(e)) attn[key][e.rank].add(e);
@@ -102,12 +112,12 @@ Report compute_report(const Trace& t, const ReportOptions& options) {
   }
 
   // Critical path and exposed communication on it.
-  r.critical_path = critical_path(t);
+  const std::vector<PathStep> path = critical_path_steps(v);
+  r.critical_path = critical_path_entries(v, path);
   std::map<std::pair<int, int>, double> exposed;
-  std::map<TaskId, const TraceEvent*> event_of;
-  for (const auto& e : t.events) event_of[e.task] = &e;
   double prev_end = t0;
-  for (const auto& c : r.critical_path) {
+  for (std::size_t k = 0; k < path.size(); ++k) {
+    const CriticalPathEntry& c = r.critical_path[k];
     const double len = c.end_s - c.start_s;
     r.critical_path_idle_s += std::max(0.0, c.start_s - prev_end);
     prev_end = c.end_s;
@@ -116,29 +126,38 @@ Report compute_report(const Trace& t, const ReportOptions& options) {
       continue;
     }
     r.critical_path_comm_s += len;
-    const TraceEvent* e = event_of.at(c.task);
-    if (!is_attention_block(*e)) continue;
+    const EventFacts e = v.at(path[k].index);
+    if (!is_attention_block(e)) continue;
     double cover = 0;
     if (auto it = compute.find(c.rank); it != compute.end()) cover = it->second.covered(c.start_s, c.end_s);
-    exposed[{e->layer, static_cast<int>(e->pass)}] += len - cover;
+    exposed[{e.layer, static_cast<int>(e.pass)}] += len - cover;
   }
 
   // Slowest rank's most exposed communication task.
   double worst = -1;
-  for (const auto& e : t.events) {
+  std::size_t worst_index = n;
+  for (std::size_t i = 0; i < n; ++i) {
+    const EventFacts e = v.at(i);
     if (e.rank != r.slowest_rank || !is_communication(e.kind)) continue;
     double cover = 0;
     if (auto it = compute.find(e.rank); it != compute.end()) cover = it->second.covered(e.start_s, e.end_s);
     const double x = (e.end_s - e.start_s) - cover;
     if (x > worst + 1e-15) {
       worst = x;
-      r.slowest_rank_wait = e.name;
-      if (!e.peers.empty()) {
-        r.slowest_rank_wait += " (peers";
-        for (std::size_t i = 0; i < e.peers.size() && i < 4; ++i) r.slowest_rank_wait += " " + std::to_string(e.peers[i]);
-        if (e.peers.size() > 4) r.slowest_rank_wait += " ...";
-        r.slowest_rank_wait += ")";
+      worst_index = i;
+    }
+  }
+  if (worst_index < n) {
+    r.slowest_rank_wait = v.name(worst_index);
+    const auto peers = v.peers(worst_index);
+    if (!peers.empty()) {
+      r.slowest_rank_wait += " (peers";
+      for (std::size_t i = 0; i < peers.size() && i < 4; ++i) {
+        r.slowest_rank_wait += ' ';
+        r.slowest_rank_wait += std::to_string(peers[i]);
       }
+      if (peers.size() > 4) r.slowest_rank_wait += " ...";
+      r.slowest_rank_wait += ")";
     }
   }
 
