@@ -3,10 +3,10 @@
 // a communication task is replaced by the member of its call that became ready last (that member's
 // readiness is what the call waited for), whose own predecessor is then looked up on its rank.
 #include "engine/report/critical_path.h"
+#include "engine/report/rank_index.h"
 
 #include <algorithm>
 #include <cmath>
-#include <map>
 #include <unordered_map>
 #include <unordered_set>
 
@@ -18,27 +18,32 @@ std::vector<PathStep> critical_path_steps(const EventView& v) {
   std::vector<PathStep> path;
   const std::size_t n = v.size();
   if (n == 0) return path;
-  // Start and end of every event, once (the view may compute them).
-  std::vector<double> start(n), end(n);
+  // Start and end of every event in one array: the view's own when it has one, else a copy.
+  std::vector<TaskTimes> copy;
+  const TaskTimes* times = v.times();
   std::vector<std::int32_t> rank(n);
+  if (times == nullptr) copy.resize(n);
   for (std::size_t i = 0; i < n; ++i) {
     const EventFacts e = v.at(i);
-    start[i] = e.start_s;
-    end[i] = e.end_s;
+    if (times == nullptr) copy[i] = {e.start_s, e.end_s};
     rank[i] = e.rank;
   }
-  double t0 = start[0], t1 = end[0];
+  if (times == nullptr) times = copy.data();
+  auto start = [times](std::size_t i) { return times[i].start_s; };
+  auto end = [times](std::size_t i) { return times[i].end_s; };
+  double t0 = start(0), t1 = end(0);
   for (std::size_t i = 0; i < n; ++i) {
-    t0 = std::min(t0, start[i]);
-    t1 = std::max(t1, end[i]);
+    t0 = std::min(t0, start(i));
+    t1 = std::max(t1, end(i));
   }
   const double tol = 1e-9 * std::max(1e-12, t1 - t0);
   // Per rank: event indices sorted by end time.
-  std::map<std::int32_t, std::vector<std::uint32_t>> by_rank;
-  for (std::size_t i = 0; i < n; ++i) by_rank[rank[i]].push_back(static_cast<std::uint32_t>(i));
-  for (auto& [r, idx] : by_rank)
+  const RankIndex ranks(v);
+  std::vector<std::vector<std::uint32_t>> by_rank(ranks.size());
+  for (std::size_t i = 0; i < n; ++i) by_rank[ranks.index(rank[i])].push_back(static_cast<std::uint32_t>(i));
+  for (auto& idx : by_rank)
     std::sort(idx.begin(), idx.end(), [&](std::uint32_t a, std::uint32_t b) {
-      return end[a] != end[b] ? end[a] < end[b] : a < b;
+      return end(a) != end(b) ? end(a) < end(b) : a < b;
     });
   // Members of one communication call share name and kind; partners are linked through peers.
   std::unordered_map<std::uint64_t, std::vector<std::uint32_t>> by_name;
@@ -49,34 +54,34 @@ std::vector<PathStep> critical_path_steps(const EventView& v) {
     const EventFacts c = v.at(cur);
     const auto c_peers = v.peers(cur);
     for (const std::uint32_t j : by_name[v.name_key(cur)]) {
-      if (j == cur || std::abs(end[j] - c.end_s) > tol) continue;
+      if (j == cur || std::abs(end(j) - c.end_s) > tol) continue;
       const EventFacts p = v.at(j);
       if (p.kind != c.kind) continue;
       const auto p_peers = v.peers(j);
       const bool linked = std::find(c_peers.begin(), c_peers.end(), p.rank) != c_peers.end() ||
                           std::find(p_peers.begin(), p_peers.end(), c.rank) != p_peers.end();
-      if (linked && p.start_s > start[best] + tol) best = j;
+      if (linked && p.start_s > start(best) + tol) best = j;
     }
     return best;
   };
   std::size_t cur = 0;
   for (std::size_t i = 1; i < n; ++i)
-    if (end[i] > end[cur] || (end[i] == end[cur] && rank[i] < rank[cur])) cur = i;
+    if (end(i) > end(cur) || (end(i) == end(cur) && rank[i] < rank[cur])) cur = i;
   std::unordered_set<std::size_t> visited;
-  double frontier = end[cur];
+  double frontier = end(cur);
   while (true) {
     if (is_communication(v.at(cur).kind)) cur = latest_partner(cur);
     if (!visited.insert(cur).second) break;
     // The predecessor search allows `tol` of overlap, so a task may end a hair after the frontier it
     // hands over to; the entry is clipped to [start, frontier] and never has a negative length.
-    const double e_end = std::min(end[cur], frontier);
-    const double e_start = std::min(start[cur], e_end);
+    const double e_end = std::min(end(cur), frontier);
+    const double e_start = std::min(start(cur), e_end);
     path.push_back({cur, e_start, e_end});
     frontier = e_start;
     // Predecessor: same rank, latest end not after this start.
-    const auto& idx = by_rank[rank[cur]];
-    auto it = std::upper_bound(idx.begin(), idx.end(), start[cur] + tol,
-                               [&](double x, std::uint32_t i) { return x < end[i]; });
+    const auto& idx = by_rank[ranks.index(rank[cur])];
+    auto it = std::upper_bound(idx.begin(), idx.end(), start(cur) + tol,
+                               [&](double x, std::uint32_t i) { return x < end(i); });
     std::size_t next = n;
     while (it != idx.begin()) {
       --it;

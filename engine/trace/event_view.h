@@ -9,6 +9,7 @@
 #include <string>
 
 #include "engine/graph/task_graph.h"
+#include "engine/trace/task_times.h"
 
 namespace hcpsim {
 
@@ -42,6 +43,9 @@ class EventView {
   virtual void append_name(std::size_t i, std::string& out) const { out += name(i); }
   // Peer ranks of a communication event (docs/metrics.md "Trace"); empty for compute.
   virtual std::span<const std::int32_t> peers(std::size_t i) const = 0;
+  // Start and end of every event in one array (size() entries) when the view holds them so, else
+  // nullptr; lets the critical path avoid a copy.
+  virtual const TaskTimes* times() const { return nullptr; }
 };
 
 }  // namespace hcpsim

@@ -23,6 +23,7 @@ class GraphEventView : public EventView {
   std::span<const std::int32_t> peers(std::size_t i) const override {
     return {peers_.data() + peer_begin_[i], peers_.data() + peer_begin_[i + 1]};
   }
+  const TaskTimes* times() const override { return times_.data(); }
   const TaskGraph& graph() const { return g_; }
 
  private:
