@@ -1,8 +1,10 @@
 #include "engine/trace/chrome_trace_writer.h"
 
+#include <algorithm>
 #include <charconv>
 #include <cmath>
 #include <cstdio>
+#include <vector>
 
 #include "engine/core/internal_error.h"
 
@@ -13,6 +15,11 @@ constexpr std::size_t kFlushBytes = 1 << 20;
 
 void append_escaped(std::string& os, std::string_view s) {
   os += '"';
+  if (std::none_of(s.begin(), s.end(), [](char c) { return c == '"' || c == '\\' || static_cast<unsigned char>(c) < 0x20; })) {
+    os += s;   // the usual case: nothing to escape
+    os += '"';
+    return;
+  }
   for (const char c : s) {
     switch (c) {
       case '"': os += "\\\""; break;
@@ -193,14 +200,30 @@ void ChromeTraceWriter::finish() {
 std::size_t write_chrome_trace(const EventView& v, const Trace& header, const TraceFilter& filter, TraceOutput& out) {
   ChromeTraceWriter w(out, header);
   const int gpn = w.gpus_per_node();
-  std::set<int> nodes;
-  std::set<std::pair<std::int32_t, int>> threads;
+  // Which (rank, stream) lanes have events: flags by rank first (a tree insert per event cost more
+  // than formatting it), then the sorted sets the metadata is written from.
   const std::size_t n = v.size();
+  std::vector<std::uint8_t> lanes;   // by rank: bit s set when stream s has a kept event
+  std::set<std::pair<std::int32_t, int>> sparse;   // ranks too large for the table (trace files)
   for (std::size_t i = 0; i < n; ++i) {
     const EventFacts e = v.at(i);
     if (!filter.keeps(e.rank, e.layer)) continue;
-    nodes.insert(e.rank / gpn);
-    threads.insert({e.rank, static_cast<int>(e.stream)});
+    const auto bit = static_cast<std::uint8_t>(1u << static_cast<int>(e.stream));
+    if (e.rank >= 0 && static_cast<std::size_t>(e.rank) < n + 65536) {
+      if (static_cast<std::size_t>(e.rank) >= lanes.size()) lanes.resize(static_cast<std::size_t>(e.rank) + 1, 0);
+      lanes[static_cast<std::size_t>(e.rank)] |= bit;
+    } else {
+      sparse.insert({e.rank, static_cast<int>(e.stream)});
+    }
+  }
+  std::set<int> nodes;
+  std::set<std::pair<std::int32_t, int>> threads = std::move(sparse);
+  for (const auto& [rank, stream] : threads) nodes.insert(rank / gpn);
+  for (std::size_t r = 0; r < lanes.size(); ++r) {
+    if (lanes[r] == 0) continue;
+    nodes.insert(static_cast<int>(r) / gpn);
+    for (int st = 0; st < kStreamCount; ++st)
+      if (lanes[r] & (1u << st)) threads.insert(threads.end(), {static_cast<std::int32_t>(r), st});
   }
   w.metadata(nodes, threads);
   std::size_t written = 0;

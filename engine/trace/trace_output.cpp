@@ -3,9 +3,14 @@
 #include <zlib.h>
 
 #include <cerrno>
+#include <condition_variable>
 #include <cstdio>
 #include <cstring>
+#include <deque>
+#include <exception>
+#include <mutex>
 #include <stdexcept>
+#include <thread>
 
 namespace hcpsim {
 namespace {
@@ -81,13 +86,78 @@ class GzipOutput : public TraceOutput {
   gzFile f_ = nullptr;
 };
 
+// Hands the bytes to a second thread, which writes (and for gzip compresses) them while the caller
+// formats the next ones. At most kQueued chunks wait; an error of the writing thread is thrown by
+// the next write() or by close(). The thread starts with the first write, so a process that forks
+// between opening and writing (the simgrid backend) forks with one thread.
+class BackgroundOutput : public TraceOutput {
+ public:
+  explicit BackgroundOutput(std::unique_ptr<TraceOutput> inner) : inner_(std::move(inner)) {}
+  ~BackgroundOutput() override { stop(); }
+  void write(std::string_view bytes) override {
+    if (!worker_.joinable()) worker_ = std::thread([this] { drain(); });
+    std::unique_lock lock(mutex_);
+    space_.wait(lock, [this] { return queue_.size() < kQueued || error_; });
+    if (error_) std::rethrow_exception(error_);
+    queue_.emplace_back(bytes);
+    ready_.notify_one();
+  }
+  void close() override {
+    stop();
+    if (error_) std::rethrow_exception(error_);
+    inner_->close();
+  }
+
+ private:
+  static constexpr std::size_t kQueued = 4;
+  void drain() {
+    while (true) {
+      std::string chunk;
+      {
+        std::unique_lock lock(mutex_);
+        ready_.wait(lock, [this] { return !queue_.empty() || closing_; });
+        if (queue_.empty()) return;
+        chunk = std::move(queue_.front());
+        queue_.pop_front();
+        space_.notify_one();
+        if (error_) continue;   // after an error the rest is dropped
+      }
+      try {
+        inner_->write(chunk);
+      } catch (...) {
+        std::lock_guard lock(mutex_);
+        error_ = std::current_exception();
+        space_.notify_all();
+      }
+    }
+  }
+  void stop() {
+    if (!worker_.joinable()) return;
+    {
+      std::lock_guard lock(mutex_);
+      closing_ = true;
+    }
+    ready_.notify_one();
+    worker_.join();
+  }
+  std::unique_ptr<TraceOutput> inner_;
+  std::thread worker_;
+  std::mutex mutex_;
+  std::condition_variable ready_, space_;
+  std::deque<std::string> queue_;
+  bool closing_ = false;
+  std::exception_ptr error_;
+};
+
 }  // namespace
 
 bool is_gzip_path(const std::string& path) { return path.size() > 3 && path.compare(path.size() - 3, 3, ".gz") == 0; }
 
 std::unique_ptr<TraceOutput> open_trace_output(const std::string& path) {
-  if (is_gzip_path(path)) return std::make_unique<GzipOutput>(path);
-  return std::make_unique<PlainOutput>(path);
+  std::unique_ptr<TraceOutput> file;
+  if (is_gzip_path(path)) file = std::make_unique<GzipOutput>(path);
+  else file = std::make_unique<PlainOutput>(path);
+  return std::make_unique<BackgroundOutput>(std::move(file));
 }
 
 std::string read_trace_bytes(const std::string& path) {

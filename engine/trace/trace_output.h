@@ -28,7 +28,9 @@ class TraceOutput {
 // True when `path` names a gzip file (ends in ".gz").
 bool is_gzip_path(const std::string& path);
 
-// Opens `path` for writing (gzip when is_gzip_path). Throws TraceWriteError "cannot write PATH: reason".
+// Opens `path` for writing (gzip when is_gzip_path). The bytes are written (and compressed) by a
+// second thread while the caller produces the next ones. Throws TraceWriteError "cannot write PATH:
+// reason"; a later write error is thrown by a following write() or by close().
 std::unique_ptr<TraceOutput> open_trace_output(const std::string& path);
 
 // Reads a whole trace file, plain or gzip (recognised by its first two bytes, whatever its name).
