@@ -63,6 +63,10 @@ check() {
 }
 
 echo "user_path: $("$hcpsim" --version 2>/dev/null | head -1), $(nproc) CPUs, load average $(cut -d' ' -f1-3 /proc/loadavg)"
+if awk -v l="$(cut -d' ' -f1 /proc/loadavg)" -v n="$(nproc)" 'BEGIN { exit !(l > n / 2) }'; then
+  echo "user_path: warning: the machine is busy (load average above half its CPUs): wall times will be longer"
+  echo "  than on an idle machine; CPU seconds are printed too, and are less affected"
+fi
 for backend in analytic simgrid; do
   limit=1.0
   [[ "$backend" == simgrid ]] && limit=6
@@ -76,6 +80,7 @@ for backend in analytic simgrid; do
     size_mb="$(du -m "$work/trace.$ext" | cut -f1)"
     echo "$backend --trace trace.$ext: wall ${wall} s, CPU ${cpu} s, peak RSS ${rss_mb} MB, file ${size_mb} MB"
     check "$backend --trace .$ext wall" "$wall" "$(awk -v b="$base_wall" 'BEGIN { printf "%.2f", 2 * b }')" s
+    check "$backend --trace .$ext peak RSS" "$rss_mb" 250 MB
     rm -f "$work/trace.$ext"
   done
 done
