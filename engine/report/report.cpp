@@ -86,7 +86,7 @@ Report compute_report(const EventView& v, const Trace& header, const ReportOptio
   }
   double t0 = 1e300, t1 = -1e300;
   std::vector<double> rank_end(nr, 0.0);
-  std::set<int> layers;
+  std::vector<bool> has_layer(1 << 16, false);   // by layer + 32768 (int16 layers; a tree insert per event cost more)
   for (std::size_t i = 0; i < n; ++i) {
     const EventFacts e = v.at(i);
     const std::size_t ri = ranks.index(e.rank);
@@ -94,11 +94,14 @@ Report compute_report(const EventView& v, const Trace& header, const ReportOptio
     t0 = std::min(t0, e.start_s);
     t1 = std::max(t1, e.end_s);
     rank_end[ri] = std::max(rank_end[ri], e.end_s);
-    layers.insert(e.layer);
+    has_layer[static_cast<std::size_t>(e.layer + 32768)] = true;
     if (e.kind == TaskKind::Gemm || e.stream == Stream::NcclTp) r.whole_layer = true;
     (e.pass == Pass::Forward ? r.has_forward : r.has_backward) = true;
     classify_bytes(e, v.peers(i), gpn, r.bytes_intra_node, r.bytes_inter_node);
   }
+  std::set<int> layers;
+  for (std::size_t l = 0; l < has_layer.size(); ++l)
+    if (has_layer[l]) layers.insert(static_cast<int>(l) - 32768);
   for (auto& u : compute) u.finish();
   for (auto& u : comm) u.finish();
   if (r.world_size == 0) r.world_size = ranks.rank(nr - 1) + 1;
