@@ -1,5 +1,5 @@
-// hcpsim simulate FILE [k=v...] [--backend NAME] [--format text|json|csv] [--trace out.json]
-//                 [--explain-route A B]
+// hcpsim simulate FILE [k=v...] [--backend NAME] [--format text|json|csv] [--trace out.json[.gz]]
+//                 [--trace-ranks 0,5-7] [--trace-layers 0] [--explain-route A B]
 #include <CLI/CLI.hpp>
 #include <iostream>
 #include <memory>
@@ -8,10 +8,11 @@
 #include "cli/commands.h"
 #include "engine/core/internal_error.h"
 #include "cli/scenario_args.h"
-#include "cli/trace_file.h"
 #include "cli/verbosity.h"
 #include "engine/app/prediction.h"
 #include "engine/cost/route.h"
+#include "engine/trace/trace_filter.h"
+#include "engine/trace/trace_output.h"
 #ifdef HCPSIM_HAVE_SIMGRID
 #include "sim/simgrid_backend.h"
 #endif
@@ -24,6 +25,7 @@ struct SimulateArgs {
   std::string backend;   // empty: scenario.simulation.backend
   std::string format = "text";
   std::string trace_path;
+  std::string trace_ranks, trace_layers;   // empty: all
   std::vector<int> explain_route;
 };
 
@@ -65,12 +67,32 @@ int run(const SimulateArgs& args) {
       return 0;
     }
     SimulateOptions opt;
+    opt.keep_events = false;   // the report needs only the task times; a trace file is streamed
     opt.replicas_once = args.trace_path.empty();   // a trace file keeps every rank (hcpsim compare matches task ids)
+    opt.trace_path = args.trace_path;
+    try {
+      if (!args.trace_ranks.empty()) {
+        opt.trace_filter.ranks = parse_index_ranges(args.trace_ranks, "--trace-ranks");
+        require_below(opt.trace_filter.ranks, s.world_size(), "--trace-ranks", "ranks");
+      }
+      if (!args.trace_layers.empty()) {
+        opt.trace_filter.layers = parse_index_ranges(args.trace_layers, "--trace-layers");
+        require_below(opt.trace_filter.layers, s.simulation.layers, "--trace-layers", "layers (simulation.layers)");
+      }
+    } catch (const std::invalid_argument& e) {
+      std::cerr << "hcpsim simulate: error: " << e.what() << '\n';
+      return 2;
+    }
     opt.progress = [](std::size_t done, std::size_t total, double t) {
       if (total >= 200000 && !quiet()) std::cerr << "simulate: " << done << "/" << total << " tasks, simulated time " << t << " s\n";
     };
-    const SimulationResult r = app::predict(s, args.backend, opt);
-    if (!args.trace_path.empty() && !write_trace_file(r.trace, args.trace_path, "simulate")) return 1;
+    SimulationResult r;
+    try {
+      r = app::predict(s, args.backend, opt);
+    } catch (const TraceWriteError& e) {
+      std::cerr << "hcpsim simulate: error: --trace: " << e.what() << '\n';
+      return 1;
+    }
     if (args.format == "json") std::cout << report_to_json(r.report);
     else if (args.format == "csv") std::cout << report_to_csv(r.report);
     else std::cout << report_to_text(r.report);
@@ -93,8 +115,16 @@ void add_simulate_command(CLI::App& app, CliContext& ctx) {
                   "timing backend (default: the scenario's simulation.backend); valid names depend on the build")
       ->check(non_empty("--backend: the backend name"));
   cmd->add_option("--format", args->format, "report format")->check(CLI::IsMember({"text", "json", "csv"}));
-  cmd->add_option("--trace", args->trace_path, "also write a Chrome-trace/Perfetto JSON file")
-      ->check(non_empty("--trace: the file name"));
+  auto* trace = cmd->add_option("--trace", args->trace_path,
+                                "also write a Chrome-trace/Perfetto JSON file (gzip-compressed when FILE ends in .gz)")
+                    ->check(non_empty("--trace: the file name"));
+  cmd->add_option("--trace-ranks", args->trace_ranks, "ranks the trace file keeps, e.g. 0,5-7 (default: all)")
+      ->needs(trace)
+      ->check(non_empty("--trace-ranks: the list of ranks"));
+  cmd->add_option("--trace-layers", args->trace_layers,
+                  "simulated layers the trace file keeps, e.g. 0 or 0-1 (default: all)")
+      ->needs(trace)
+      ->check(non_empty("--trace-layers: the list of layers"));
   cmd->add_option("--explain-route", args->explain_route, "print the links between global ranks A and B, then exit")
       ->expected(2)
       ->check(int_range(0, kMaxGpus - 1));
@@ -104,6 +134,7 @@ void add_simulate_command(CLI::App& app, CliContext& ctx) {
       "  hcpsim simulate scenarios/llama3-70b-128k-dgx-h100-hcp.yaml model.tensor_model_parallel_size=1 \\\n"
       "      \"model.hierarchical_context_parallel_sizes=[8,2]\" cluster.nodes=2 --format json\n"
       "  hcpsim simulate scenarios/llama3-70b-128k-dgx-h100-hcp.yaml --trace trace.json   # open in ui.perfetto.dev\n"
+      "  hcpsim simulate scenarios/llama3-70b-128k-dgx-h100-hcp.yaml --trace trace.json.gz --trace-ranks 0,5-7\n"
       "  hcpsim simulate scenarios/llama3-70b-128k-dgx-h100-hcp.yaml --explain-route 0 8");
   cmd->callback([args, &ctx]() { ctx.exit_code = run(*args); });
 }

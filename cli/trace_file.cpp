@@ -1,21 +1,24 @@
 #include "cli/trace_file.h"
 
-#include <fstream>
 #include <iostream>
+#include <stdexcept>
 
-#include "cli/arg_checks.h"
+#include "engine/trace/chrome_trace_writer.h"
+#include "engine/trace/trace_output.h"
 
 namespace hcpsim::cli {
 
 bool write_trace_file(const Trace& t, const std::string& path, const std::string& command) {
-  std::ofstream out(path);
-  if (!out) {
-    std::cerr << "hcpsim " << command << ": error: --trace: cannot write " << path << '\n';
+  try {
+    const std::unique_ptr<TraceOutput> out = open_trace_output(path);
+    write_chrome_trace(t, *out);
+    // Flushed and closed before saying success: a full disk (or /dev/full) fails only here.
+    out->close();
+    return true;
+  } catch (const std::runtime_error& e) {
+    std::cerr << "hcpsim " << command << ": error: --trace: " << e.what() << '\n';
     return false;
   }
-  write_chrome_trace(t, out);
-  // Flush and close before saying success: a full disk (or /dev/full) fails only here.
-  return finish_output_file(out, path, "hcpsim " + command + ": --trace");
 }
 
 }  // namespace hcpsim::cli

@@ -8,6 +8,7 @@ find_package(nlohmann_json 3.11 REQUIRED)
 find_package(CLI11 2.1 REQUIRED)
 find_package(GTest REQUIRED)
 find_package(Threads REQUIRED)
+find_package(ZLIB REQUIRED)                            # gzip trace files (--trace out.json.gz)
 
 if(HCPSIM_BUILD_BENCH)
   find_package(benchmark QUIET)

@@ -1,81 +1,114 @@
-// Critical path from a trace alone (docs/metrics.md "Critical path"): walk back from the task that
+// Critical path from the events alone (docs/metrics.md "Critical path"): walk back from the task that
 // ends last. A compute task's predecessor is the task of its rank that ended last before it started;
 // a communication task is replaced by the member of its call that became ready last (that member's
 // readiness is what the call waited for), whose own predecessor is then looked up on its rank.
+#include "engine/report/critical_path.h"
+#include "engine/report/rank_index.h"
+
 #include <algorithm>
-#include <map>
+#include <cmath>
 #include <unordered_map>
 #include <unordered_set>
 
-#include "engine/report/report.h"
+#include "engine/trace/trace_event_view.h"
 
 namespace hcpsim {
 
-std::vector<CriticalPathEntry> critical_path(const Trace& t) {
-  std::vector<CriticalPathEntry> path;
-  const auto& ev = t.events;
-  if (ev.empty()) return path;
-  double t0 = ev[0].start_s, t1 = ev[0].end_s;
-  for (const auto& e : ev) {
-    t0 = std::min(t0, e.start_s);
-    t1 = std::max(t1, e.end_s);
+std::vector<PathStep> critical_path_steps(const EventView& v) {
+  std::vector<PathStep> path;
+  const std::size_t n = v.size();
+  if (n == 0) return path;
+  // Start and end of every event in one array: the view's own when it has one, else a copy.
+  std::vector<TaskTimes> copy;
+  const TaskTimes* times = v.times();
+  std::vector<std::int32_t> rank(n);
+  if (times == nullptr) copy.resize(n);
+  for (std::size_t i = 0; i < n; ++i) {
+    const EventFacts e = v.at(i);
+    if (times == nullptr) copy[i] = {e.start_s, e.end_s};
+    rank[i] = e.rank;
+  }
+  if (times == nullptr) times = copy.data();
+  auto start = [times](std::size_t i) { return times[i].start_s; };
+  auto end = [times](std::size_t i) { return times[i].end_s; };
+  double t0 = start(0), t1 = end(0);
+  for (std::size_t i = 0; i < n; ++i) {
+    t0 = std::min(t0, start(i));
+    t1 = std::max(t1, end(i));
   }
   const double tol = 1e-9 * std::max(1e-12, t1 - t0);
   // Per rank: event indices sorted by end time.
-  std::map<std::int32_t, std::vector<std::size_t>> by_rank;
-  for (std::size_t i = 0; i < ev.size(); ++i) by_rank[ev[i].rank].push_back(i);
-  for (auto& [r, v] : by_rank)
-    std::sort(v.begin(), v.end(), [&](std::size_t a, std::size_t b) {
-      return ev[a].end_s != ev[b].end_s ? ev[a].end_s < ev[b].end_s : a < b;
+  const RankIndex ranks(v);
+  std::vector<std::vector<std::uint32_t>> by_rank(ranks.size());
+  for (std::size_t i = 0; i < n; ++i) by_rank[ranks.index(rank[i])].push_back(static_cast<std::uint32_t>(i));
+  for (auto& idx : by_rank)
+    std::sort(idx.begin(), idx.end(), [&](std::uint32_t a, std::uint32_t b) {
+      return end(a) != end(b) ? end(a) < end(b) : a < b;
     });
   // Members of one communication call share name and kind; partners are linked through peers.
-  std::unordered_map<std::string, std::vector<std::size_t>> by_name;
-  for (std::size_t i = 0; i < ev.size(); ++i)
-    if (is_communication(ev[i].kind)) by_name[ev[i].name].push_back(i);
+  std::unordered_map<std::uint64_t, std::vector<std::uint32_t>> by_name;
+  for (std::size_t i = 0; i < n; ++i)
+    if (is_communication(v.at(i).kind)) by_name[v.name_key(i)].push_back(static_cast<std::uint32_t>(i));
   auto latest_partner = [&](std::size_t cur) {
     std::size_t best = cur;
-    const auto& c = ev[cur];
-    for (const std::size_t j : by_name[c.name]) {
-      const auto& p = ev[j];
-      if (j == cur || p.kind != c.kind || std::abs(p.end_s - c.end_s) > tol) continue;
-      const bool linked = std::find(c.peers.begin(), c.peers.end(), p.rank) != c.peers.end() ||
-                          std::find(p.peers.begin(), p.peers.end(), c.rank) != p.peers.end();
-      if (linked && p.start_s > ev[best].start_s + tol) best = j;
+    const EventFacts c = v.at(cur);
+    const auto c_peers = v.peers(cur);
+    for (const std::uint32_t j : by_name[v.name_key(cur)]) {
+      if (j == cur || std::abs(end(j) - c.end_s) > tol) continue;
+      const EventFacts p = v.at(j);
+      if (p.kind != c.kind) continue;
+      const auto p_peers = v.peers(j);
+      const bool linked = std::find(c_peers.begin(), c_peers.end(), p.rank) != c_peers.end() ||
+                          std::find(p_peers.begin(), p_peers.end(), c.rank) != p_peers.end();
+      if (linked && p.start_s > start(best) + tol) best = j;
     }
     return best;
   };
   std::size_t cur = 0;
-  for (std::size_t i = 1; i < ev.size(); ++i)
-    if (ev[i].end_s > ev[cur].end_s || (ev[i].end_s == ev[cur].end_s && ev[i].rank < ev[cur].rank)) cur = i;
+  for (std::size_t i = 1; i < n; ++i)
+    if (end(i) > end(cur) || (end(i) == end(cur) && rank[i] < rank[cur])) cur = i;
   std::unordered_set<std::size_t> visited;
-  double frontier = ev[cur].end_s;
+  double frontier = end(cur);
   while (true) {
-    if (is_communication(ev[cur].kind)) cur = latest_partner(cur);
+    if (is_communication(v.at(cur).kind)) cur = latest_partner(cur);
     if (!visited.insert(cur).second) break;
-    const auto& e = ev[cur];
     // The predecessor search allows `tol` of overlap, so a task may end a hair after the frontier it
     // hands over to; the entry is clipped to [start, frontier] and never has a negative length.
-    const double end = std::min(e.end_s, frontier);
-    const double start = std::min(e.start_s, end);
-    path.push_back({e.task, e.rank, e.kind, e.name, start, end});
-    frontier = start;
+    const double e_end = std::min(end(cur), frontier);
+    const double e_start = std::min(start(cur), e_end);
+    path.push_back({cur, e_start, e_end});
+    frontier = e_start;
     // Predecessor: same rank, latest end not after this start.
-    const auto& v = by_rank[e.rank];
-    auto it = std::upper_bound(v.begin(), v.end(), e.start_s + tol,
-                               [&](double x, std::size_t i) { return x < ev[i].end_s; });
-    std::size_t next = ev.size();
-    while (it != v.begin()) {
+    const auto& idx = by_rank[ranks.index(rank[cur])];
+    auto it = std::upper_bound(idx.begin(), idx.end(), start(cur) + tol,
+                               [&](double x, std::uint32_t i) { return x < end(i); });
+    std::size_t next = n;
+    while (it != idx.begin()) {
       --it;
       if (*it != cur && !visited.count(*it)) {
         next = *it;
         break;
       }
     }
-    if (next == ev.size()) break;
+    if (next == n) break;
     cur = next;
   }
   std::reverse(path.begin(), path.end());
   return path;
 }
+
+std::vector<CriticalPathEntry> critical_path_entries(const EventView& v, const std::vector<PathStep>& path) {
+  std::vector<CriticalPathEntry> out;
+  out.reserve(path.size());
+  for (const PathStep& s : path) {
+    const EventFacts e = v.at(s.index);
+    out.push_back({e.task, e.rank, e.kind, v.name(s.index), s.start_s, s.end_s});
+  }
+  return out;
+}
+
+std::vector<CriticalPathEntry> critical_path(const EventView& v) { return critical_path_entries(v, critical_path_steps(v)); }
+
+std::vector<CriticalPathEntry> critical_path(const Trace& t) { return critical_path(TraceEventView(t)); }
 
 }  // namespace hcpsim

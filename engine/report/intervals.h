@@ -8,20 +8,23 @@ namespace hcpsim {
 
 class IntervalUnion {
  public:
+  void reserve(std::size_t intervals) { raw_.reserve(intervals); }
   void add(double a, double b) {
     if (b > a) raw_.emplace_back(a, b);
   }
-  // Merges what was added; call before the queries.
+  // Merges what was added (in place: the raw intervals become the union); call before the queries.
   void finish() {
     std::sort(raw_.begin(), raw_.end());
-    merged_.clear();
-    for (const auto& iv : raw_) {
-      if (!merged_.empty() && iv.first <= merged_.back().second)
-        merged_.back().second = std::max(merged_.back().second, iv.second);
+    std::size_t w = 0;
+    for (std::size_t i = 0; i < raw_.size(); ++i) {
+      if (w > 0 && raw_[i].first <= raw_[w - 1].second)
+        raw_[w - 1].second = std::max(raw_[w - 1].second, raw_[i].second);
       else
-        merged_.push_back(iv);
+        raw_[w++] = raw_[i];
     }
-    raw_.clear();
+    raw_.resize(w);
+    merged_ = std::move(raw_);
+    raw_ = {};
   }
   // Total length of the union.
   double length() const {

@@ -4,110 +4,156 @@
 #include <map>
 #include <set>
 
+#include "engine/report/critical_path.h"
 #include "engine/report/intervals.h"
+#include "engine/report/rank_index.h"
+#include "engine/trace/trace_event_view.h"
 
 namespace hcpsim {
 namespace {
 
-bool is_attention_block(const TraceEvent& e) { return e.kind != TaskKind::Gemm && e.stream != Stream::NcclTp; }
+bool is_attention_block(const EventFacts& e) { return e.kind != TaskKind::Gemm && e.stream != Stream::NcclTp; }
 
 struct Span {
   double start = 1e300, end = -1e300;
-  void add(const TraceEvent& e) {
+  void add(const EventFacts& e) {
     start = std::min(start, e.start_s);
     end = std::max(end, e.end_s);
   }
   double length() const { return end > start ? end - start : 0; }
 };
 
-// Slowest rank's span of the events selected for (layer, pass); returns (seconds, rank).
-std::pair<double, int> slowest_span(const std::map<std::int32_t, Span>& spans) {
+// Slowest rank's span of the events selected for (layer, pass); returns (seconds, rank). `spans` is
+// indexed by RankIndex (a rank without such events has an empty span, never the slowest).
+std::pair<double, int> slowest_span(const std::vector<Span>& spans, const RankIndex& ranks) {
   double best = 0;
   int rank = -1;
-  for (const auto& [r, s] : spans)
-    if (s.length() > best) {
-      best = s.length();
-      rank = r;
+  for (std::size_t ri = 0; ri < spans.size(); ++ri)
+    if (spans[ri].length() > best) {
+      best = spans[ri].length();
+      rank = ranks.rank(ri);
     }
   return {best, rank};
 }
 
 // Bytes this event puts on intra- and inter-node links (docs/metrics.md "Bytes per link class").
-void classify_bytes(const TraceEvent& e, int gpn, double& intra, double& inter) {
-  if (!is_communication(e.kind) || e.peers.empty() || e.bytes <= 0) return;
+void classify_bytes(const EventFacts& e, std::span<const std::int32_t> peers, int gpn, double& intra, double& inter) {
+  if (!is_communication(e.kind) || peers.empty() || e.bytes <= 0) return;
   const int node = e.rank / gpn;
   const bool ring = e.kind == TaskKind::AllGather || e.kind == TaskKind::ReduceScatter || e.kind == TaskKind::AllReduce;
   if (ring) {
-    (e.peers[0] / gpn == node ? intra : inter) += e.bytes;
+    (peers[0] / gpn == node ? intra : inter) += e.bytes;
     return;
   }
-  const double share = e.bytes / static_cast<double>(e.peers.size());
-  for (const auto p : e.peers) (p / gpn == node ? intra : inter) += share;
+  const double share = e.bytes / static_cast<double>(peers.size());
+  for (const auto p : peers) (p / gpn == node ? intra : inter) += share;
 }
 
 }  // namespace
 
 Report compute_report(const Trace& t, const ReportOptions& options) {
+  const TraceEventView view(t);
+  return compute_report(view, t, options);
+}
+
+Report compute_report(const EventView& v, const Trace& header, const ReportOptions& options) {
   Report r;
-  r.scenario = t.scenario;
-  r.backend = t.backend;
-  r.world_size = t.world_size;
-  r.gpus_per_node = t.gpus_per_node > 0 ? t.gpus_per_node : 8;
-  r.tasks = t.events.size();
+  r.scenario = header.scenario;
+  r.backend = header.backend;
+  r.world_size = header.world_size;
+  r.gpus_per_node = header.gpus_per_node > 0 ? header.gpus_per_node : 8;
+  r.tasks = v.size();
   r.wall_s = options.wall_s;
-  if (t.events.empty()) return r;
+  const std::size_t n = v.size();
+  if (n == 0) return r;
   const int gpn = r.gpus_per_node;
 
-  // Busy unions per rank.
-  std::map<std::int32_t, IntervalUnion> compute, comm;
+  // Busy unions per rank (vectors indexed by RankIndex: ascending ranks, as a map would visit them).
+  const RankIndex ranks(v);
+  const std::size_t nr = ranks.size();
+  std::vector<IntervalUnion> compute(nr), comm(nr);
+  {
+    // Exact room first: growing a million intervals by doubling would overshoot the memory.
+    std::vector<std::uint32_t> n_compute(nr, 0), n_comm(nr, 0);
+    for (std::size_t i = 0; i < n; ++i) {
+      const EventFacts e = v.at(i);
+      ++(is_communication(e.kind) ? n_comm : n_compute)[ranks.index(e.rank)];
+    }
+    for (std::size_t ri = 0; ri < nr; ++ri) {
+      compute[ri].reserve(n_compute[ri]);
+      comm[ri].reserve(n_comm[ri]);
+    }
+  }
   double t0 = 1e300, t1 = -1e300;
-  std::map<std::int32_t, double> rank_end;
-  std::set<int> layers;
-  for (const auto& e : t.events) {
-    (is_communication(e.kind) ? comm : compute)[e.rank].add(e.start_s, e.end_s);
+  std::vector<double> rank_end(nr, 0.0);
+  std::vector<bool> has_layer(1 << 16, false);   // by layer + 32768 (int16 layers; a tree insert per event cost more)
+  for (std::size_t i = 0; i < n; ++i) {
+    const EventFacts e = v.at(i);
+    const std::size_t ri = ranks.index(e.rank);
+    (is_communication(e.kind) ? comm : compute)[ri].add(e.start_s, e.end_s);
     t0 = std::min(t0, e.start_s);
     t1 = std::max(t1, e.end_s);
-    rank_end[e.rank] = std::max(rank_end[e.rank], e.end_s);
-    layers.insert(e.layer);
+    rank_end[ri] = std::max(rank_end[ri], e.end_s);
+    has_layer[static_cast<std::size_t>(e.layer + 32768)] = true;
     if (e.kind == TaskKind::Gemm || e.stream == Stream::NcclTp) r.whole_layer = true;
     (e.pass == Pass::Forward ? r.has_forward : r.has_backward) = true;
-    classify_bytes(e, gpn, r.bytes_intra_node, r.bytes_inter_node);
+    classify_bytes(e, v.peers(i), gpn, r.bytes_intra_node, r.bytes_inter_node);
   }
-  for (auto& [rank, u] : compute) u.finish();
-  for (auto& [rank, u] : comm) u.finish();
-  if (r.world_size == 0) r.world_size = rank_end.rbegin()->first + 1;
+  std::set<int> layers;
+  for (std::size_t l = 0; l < has_layer.size(); ++l)
+    if (has_layer[l]) layers.insert(static_cast<int>(l) - 32768);
+  for (auto& u : compute) u.finish();
+  for (auto& u : comm) u.finish();
+  if (r.world_size == 0) r.world_size = ranks.rank(nr - 1) + 1;
+  // A rank without communication (or compute) has an empty union: adding its 0 changes no sum.
   double hidden = 0;
-  for (const auto& [rank, u] : comm) {
-    r.comm_busy_s += u.length();
-    if (auto it = compute.find(rank); it != compute.end()) hidden += u.intersection(it->second);
+  for (std::size_t ri = 0; ri < nr; ++ri) {
+    r.comm_busy_s += comm[ri].length();
+    hidden += comm[ri].intersection(compute[ri]);
   }
-  for (const auto& [rank, u] : compute) r.compute_busy_s += u.length();
+  for (const auto& u : compute) r.compute_busy_s += u.length();
   r.overlap_fraction = r.comm_busy_s > 0 ? hidden / r.comm_busy_s : 0.0;
   r.makespan_s = t1 - t0;
   r.layers_simulated = static_cast<int>(layers.size());
   r.num_layers = options.num_layers > 0 ? options.num_layers : r.layers_simulated;
   r.step_s = r.makespan_s * r.num_layers / std::max(1, r.layers_simulated);
-  for (const auto& [rank, end] : rank_end)
-    if (r.slowest_rank < 0 || end > rank_end[r.slowest_rank]) r.slowest_rank = rank;
+  std::size_t slowest = 0;
+  for (std::size_t ri = 1; ri < nr; ++ri)
+    if (rank_end[ri] > rank_end[slowest]) slowest = ri;
+  r.slowest_rank = ranks.rank(slowest);
 
   // Per layer and pass: attention-block and whole-layer spans per rank.
-  std::map<std::pair<int, int>, std::map<std::int32_t, Span>> attn, whole;
+  std::map<std::pair<int, int>, std::vector<Span>> attn, whole;
   double flops[2] = {0, 0};
-  for (const auto& e : t.events) {
+  std::pair<int, int> last_key{-1, -1};
+  std::vector<Span>* last_whole = nullptr;
+  for (std::size_t i = 0; i < n; ++i) {
+    const EventFacts e = v.at(i);
     const std::pair<int, int> key{e.layer, static_cast<int>(e.pass)};
-    whole[key][e.rank].add(e);
-    if (is_attention_block(e)) attn[key][e.rank].add(e);
+    if (last_whole == nullptr || key != last_key) {
+      auto& w = whole[key];
+      if (w.empty()) w.resize(nr);
+      last_whole = &w;
+      last_key = key;
+    }
+    const std::size_t ri = ranks.index(e.rank);
+    (*last_whole)[ri].add(e);
+    if (is_attention_block(e)) {
+      auto& a = attn[key];
+      if (a.empty()) a.resize(nr);
+      a[ri].add(e);
+    }
     if (e.kind == TaskKind::AttentionForward) flops[0] += e.flops;
     if (e.kind == TaskKind::AttentionBackward) flops[1] += e.flops;
   }
 
   // Critical path and exposed communication on it.
-  r.critical_path = critical_path(t);
+  const std::vector<PathStep> path = critical_path_steps(v);
+  r.critical_path = critical_path_entries(v, path);
   std::map<std::pair<int, int>, double> exposed;
-  std::map<TaskId, const TraceEvent*> event_of;
-  for (const auto& e : t.events) event_of[e.task] = &e;
   double prev_end = t0;
-  for (const auto& c : r.critical_path) {
+  for (std::size_t k = 0; k < path.size(); ++k) {
+    const CriticalPathEntry& c = r.critical_path[k];
     const double len = c.end_s - c.start_s;
     r.critical_path_idle_s += std::max(0.0, c.start_s - prev_end);
     prev_end = c.end_s;
@@ -116,29 +162,36 @@ Report compute_report(const Trace& t, const ReportOptions& options) {
       continue;
     }
     r.critical_path_comm_s += len;
-    const TraceEvent* e = event_of.at(c.task);
-    if (!is_attention_block(*e)) continue;
-    double cover = 0;
-    if (auto it = compute.find(c.rank); it != compute.end()) cover = it->second.covered(c.start_s, c.end_s);
-    exposed[{e->layer, static_cast<int>(e->pass)}] += len - cover;
+    const EventFacts e = v.at(path[k].index);
+    if (!is_attention_block(e)) continue;
+    const double cover = compute[ranks.index(c.rank)].covered(c.start_s, c.end_s);
+    exposed[{e.layer, static_cast<int>(e.pass)}] += len - cover;
   }
 
   // Slowest rank's most exposed communication task.
   double worst = -1;
-  for (const auto& e : t.events) {
+  std::size_t worst_index = n;
+  for (std::size_t i = 0; i < n; ++i) {
+    const EventFacts e = v.at(i);
     if (e.rank != r.slowest_rank || !is_communication(e.kind)) continue;
-    double cover = 0;
-    if (auto it = compute.find(e.rank); it != compute.end()) cover = it->second.covered(e.start_s, e.end_s);
+    const double cover = compute[slowest].covered(e.start_s, e.end_s);
     const double x = (e.end_s - e.start_s) - cover;
     if (x > worst + 1e-15) {
       worst = x;
-      r.slowest_rank_wait = e.name;
-      if (!e.peers.empty()) {
-        r.slowest_rank_wait += " (peers";
-        for (std::size_t i = 0; i < e.peers.size() && i < 4; ++i) r.slowest_rank_wait += " " + std::to_string(e.peers[i]);
-        if (e.peers.size() > 4) r.slowest_rank_wait += " ...";
-        r.slowest_rank_wait += ")";
+      worst_index = i;
+    }
+  }
+  if (worst_index < n) {
+    r.slowest_rank_wait = v.name(worst_index);
+    const auto peers = v.peers(worst_index);
+    if (!peers.empty()) {
+      r.slowest_rank_wait += " (peers";
+      for (std::size_t i = 0; i < peers.size() && i < 4; ++i) {
+        r.slowest_rank_wait += ' ';
+        r.slowest_rank_wait += std::to_string(peers[i]);
       }
+      if (peers.size() > 4) r.slowest_rank_wait += " ...";
+      r.slowest_rank_wait += ")";
     }
   }
 
@@ -150,8 +203,8 @@ Report compute_report(const Trace& t, const ReportOptions& options) {
     for (const int p : {0, 1}) {
       const auto key = std::make_pair(l, p);
       if (!whole.count(key)) continue;
-      const auto [a, ar] = slowest_span(attn[key]);
-      const auto [w, wr] = slowest_span(whole[key]);
+      const auto [a, ar] = slowest_span(attn[key], ranks);
+      const auto [w, wr] = slowest_span(whole[key], ranks);
       const double x = exposed.count(key) ? exposed[key] : 0.0;
       (p == 0 ? lt.attention_forward_s : lt.attention_backward_s) = a;
       (p == 0 ? lt.layer_forward_s : lt.layer_backward_s) = w;

@@ -80,8 +80,13 @@ struct Report {
   std::optional<StepReport> step;
 };
 
+class EventView;
+
 // Computes the report. Precondition: events have end_s >= start_s. Empty traces give zeros.
 Report compute_report(const Trace& t, const ReportOptions& options = {});
+// The same over any view of the events (engine/trace/event_view.h); `header` gives scenario, backend,
+// world size and GPUs per node (its events are not read).
+Report compute_report(const EventView& events, const Trace& header, const ReportOptions& options = {});
 
 // The critical path of a trace (docs/metrics.md "Critical path"), first task first.
 std::vector<CriticalPathEntry> critical_path(const Trace& t);

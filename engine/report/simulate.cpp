@@ -8,17 +8,12 @@
 
 #include "engine/schedule/build.h"
 #include "engine/step/step_model.h"
+#include "engine/trace/chrome_trace_writer.h"
+#include "engine/trace/graph_event_view.h"
+#include "engine/trace/task_times.h"
+#include "engine/trace/trace_output.h"
 
 namespace hcpsim {
-namespace {
-
-struct KeepSink : TraceSink {
-  std::vector<TraceEvent> kept;
-  void record(const TraceEvent& e) override { kept.push_back(e); }
-};
-
-}  // namespace
-
 step::LayerTimes layer_times_of(const Report& r) {
   step::LayerTimes lt;
   lt.whole_layer = r.whole_layer;
@@ -30,6 +25,8 @@ step::LayerTimes layer_times_of(const Report& r) {
 
 SimulationResult simulate_scenario(const Scenario& full, Backend& backend, const SimulateOptions& options) {
   const auto t0 = std::chrono::steady_clock::now();
+  // Opened first: a file that cannot be written is refused before the run, not after it.
+  const std::unique_ptr<TraceOutput> trace_out = options.trace_path.empty() ? nullptr : open_trace_output(options.trace_path);
   const Scenario sliced = options.replicas_once ? step::model_parallel_slice(full) : Scenario{};
   const bool use_slice = options.replicas_once && sliced.world_size() < full.world_size();
   const Scenario& s = use_slice ? sliced : full;
@@ -37,9 +34,9 @@ SimulationResult simulate_scenario(const Scenario& full, Backend& backend, const
   const TaskGraph g = build_task_graph(s, layout, graph_options_from(s));
   const CostModel cost(s);
   RunContext ctx{s, layout, cost, options.progress};
-  KeepSink sink;
-  sink.kept.reserve(g.size());
+  TaskTimesSink sink(g.size());
   backend.run(g, ctx, sink);
+  sink.require_complete(backend.name());
   const double wall = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
   SimulationResult r;
   r.tasks = g.size();
@@ -49,14 +46,12 @@ SimulationResult simulate_scenario(const Scenario& full, Backend& backend, const
   r.trace.backend = backend.name();
   r.trace.world_size = s.world_size();
   r.trace.gpus_per_node = s.cluster.gpus_per_node;
-  r.trace.events = std::move(sink.kept);
   // Events in task order make reports and trace files independent of completion order.
-  std::sort(r.trace.events.begin(), r.trace.events.end(),
-            [](const TraceEvent& a, const TraceEvent& b) { return a.task < b.task; });
+  const GraphEventView events(g, sink.times());
   ReportOptions ro;
   ro.num_layers = full.model.num_layers;
   ro.wall_s = wall;
-  r.report = compute_report(r.trace, ro);
+  r.report = compute_report(events, r.trace, ro);
   r.report.configuration = r.trace.configuration;
   r.report.overrides = r.trace.overrides;
   r.report.tasks = g.size();
@@ -67,7 +62,17 @@ SimulationResult simulate_scenario(const Scenario& full, Backend& backend, const
       (full.vpp() == 1 || m % full.pp() == 0 || full.train.mode == TrainMode::Prefill))
     r.report.step = step::compose_step(full, layer_times_of(r.report),
                                        {.link_sharing = backend.capabilities().models_contention});
-  if (!options.keep_events) r.trace.events.clear();
+  if (trace_out) {
+    r.trace_file_events = write_chrome_trace(events, r.trace, options.trace_filter, *trace_out);
+    trace_out->close();
+  }
+  if (options.keep_events) {
+    r.trace.events.reserve(g.size());
+    for (const Task& t : g.tasks()) {
+      const TaskTimes& x = sink.times()[g.id_of(t)];
+      r.trace.events.push_back(make_event(g, t, x.start_s, x.end_s));
+    }
+  }
   return r;
 }
 

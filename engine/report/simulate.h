@@ -6,17 +6,26 @@
 #include "engine/backend/backend.h"
 #include "engine/report/report.h"
 #include "engine/step/step_model.h"
+#include "engine/trace/trace_filter.h"
 
 namespace hcpsim {
 
 struct SimulationResult {
-  Trace trace;     // every event (empty when keep_events is false)
+  Trace trace;     // header, and every event when keep_events is true
   Report report;
   std::size_t tasks = 0;
+  std::size_t trace_file_events = 0;   // events written to SimulateOptions::trace_path
 };
 
 struct SimulateOptions {
-  bool keep_events = true;   // keep the full trace (needed for --trace and the critical path)
+  // Keep every event as a TraceEvent in SimulationResult::trace (what the GUI and the tests read).
+  // The report never needs them: it is computed from the graph and the task times (16 bytes a task).
+  bool keep_events = true;
+  // Also write a Chrome-trace file of the events trace_filter keeps (gzip when the path ends in
+  // ".gz"), streamed from the graph and the task times; empty: none. Throws std::runtime_error
+  // naming the file when it cannot be written.
+  std::string trace_path;
+  TraceFilter trace_filter;
   ProgressFn progress;       // may be empty
   bool compose_step = true;  // fill Report::step from the layer times (engine/step/step_model.h)
   // Simulate the layer graph of step::model_parallel_slice(s) only: one TP x CP group and the

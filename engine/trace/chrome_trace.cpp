@@ -2,136 +2,50 @@
 #include <nlohmann/json.hpp>
 
 #include <cmath>
-#include <cstdio>
-#include <fstream>
 #include <ostream>
 #include <set>
-#include <sstream>
 #include <stdexcept>
 
-#include "engine/core/internal_error.h"
+#include "engine/trace/chrome_trace_writer.h"
 #include "engine/trace/trace.h"
+#include "engine/trace/trace_event_view.h"
+#include "engine/trace/trace_output.h"
 
 namespace hcpsim {
 namespace {
 
-void write_escaped(std::ostream& os, const std::string& s) {
-  os << '"';
-  for (const char c : s) {
-    switch (c) {
-      case '"': os << "\\\""; break;
-      case '\\': os << "\\\\"; break;
-      case '\n': os << "\\n"; break;
-      case '\t': os << "\\t"; break;
-      default:
-        if (static_cast<unsigned char>(c) < 0x20) {
-          char buf[8];
-          std::snprintf(buf, sizeof buf, "\\u%04x", c);
-          os << buf;
-        } else {
-          os << c;
-        }
-    }
-  }
-  os << '"';
-}
+// A TraceOutput that appends to a std::ostream (the caller checks and closes the stream).
+class StreamOutput : public TraceOutput {
+ public:
+  explicit StreamOutput(std::ostream& os) : os_(os) {}
+  void write(std::string_view bytes) override { os_.write(bytes.data(), static_cast<std::streamsize>(bytes.size())); }
+  void close() override { os_.flush(); }
 
-void write_number(std::ostream& os, double v) {
-  char buf[40];
-  if (std::isfinite(v)) std::snprintf(buf, sizeof buf, "%.17g", v);
-  else std::snprintf(buf, sizeof buf, "0");
-  os << buf;
-}
-
-void write_fixed(std::ostream& os, double v, int decimals) {
-  char buf[64];
-  std::snprintf(buf, sizeof buf, "%.*f", decimals, std::isfinite(v) ? v : 0.0);
-  os << buf;
-}
-
-int tid_of(std::int32_t rank, Stream s) { return rank * kStreamCount + static_cast<int>(s); }
-
-// The last guard before a trace file: every time, duration, byte and FLOP count is finite and >= 0.
-void check_events(const Trace& t) {
-  for (const auto& e : t.events) {
-    const double dur = e.end_s - e.start_s;
-    if (std::isfinite(e.start_s) && e.start_s >= 0 && std::isfinite(dur) && dur >= 0 && std::isfinite(e.bytes) &&
-        e.bytes >= 0 && std::isfinite(e.flops) && e.flops >= 0)
-      continue;
-    const std::string what = "trace event of task " + std::to_string(e.task) + " (" + e.name + ")";
-    require_non_negative("trace writer", what + " start_s", e.start_s);
-    require_non_negative("trace writer", what + " duration", dur);
-    require_non_negative("trace writer", what + " bytes", e.bytes);
-    require_non_negative("trace writer", what + " flops", e.flops);
-  }
-}
+ private:
+  std::ostream& os_;
+};
 
 }  // namespace
 
 void write_chrome_trace(const Trace& t, std::ostream& os) {
-  check_events(t);
-  const int gpn = t.gpus_per_node > 0 ? t.gpus_per_node : 8;
-  os << "{\"displayTimeUnit\":\"ns\",\"otherData\":{\"scenario\":";
-  write_escaped(os, t.scenario);
-  os << ",\"configuration\":";
-  write_escaped(os, t.configuration);
-  os << ",\"overrides\":[";
-  for (std::size_t i = 0; i < t.overrides.size(); ++i) {
-    if (i) os << ',';
-    write_escaped(os, t.overrides[i]);
-  }
-  os << "],\"backend\":";
-  write_escaped(os, t.backend);
-  os << ",\"world_size\":" << t.world_size << ",\"gpus_per_node\":" << gpn << "},\n\"traceEvents\":[\n";
-  // Metadata: name every process (node) and thread (rank x stream) that has events.
+  StreamOutput out(os);
+  write_chrome_trace(t, out);
+}
+
+void write_chrome_trace(const Trace& t, TraceOutput& out) {
+  // Every event is checked before the first byte is written.
+  for (const auto& e : t.events) check_trace_event(facts_of(e), e.name);
+  ChromeTraceWriter w(out, t);
+  const int gpn = w.gpus_per_node();
   std::set<int> nodes;
   std::set<std::pair<std::int32_t, int>> threads;
   for (const auto& e : t.events) {
     nodes.insert(e.rank / gpn);
     threads.insert({e.rank, static_cast<int>(e.stream)});
   }
-  bool first = true;
-  auto sep = [&] {
-    if (!first) os << ",\n";
-    first = false;
-  };
-  for (const int n : nodes) {
-    sep();
-    os << "{\"ph\":\"M\",\"name\":\"process_name\",\"pid\":" << n << ",\"tid\":0,\"args\":{\"name\":\"node " << n
-       << "\"}}";
-    sep();
-    os << "{\"ph\":\"M\",\"name\":\"process_sort_index\",\"pid\":" << n << ",\"tid\":0,\"args\":{\"sort_index\":"
-       << n << "}}";
-  }
-  for (const auto& [rank, stream] : threads) {
-    const int tid = tid_of(rank, static_cast<Stream>(stream));
-    sep();
-    os << "{\"ph\":\"M\",\"name\":\"thread_name\",\"pid\":" << rank / gpn << ",\"tid\":" << tid
-       << ",\"args\":{\"name\":\"rank " << rank << ' ' << to_string(static_cast<Stream>(stream)) << "\"}}";
-    sep();
-    os << "{\"ph\":\"M\",\"name\":\"thread_sort_index\",\"pid\":" << rank / gpn << ",\"tid\":" << tid
-       << ",\"args\":{\"sort_index\":" << tid << "}}";
-  }
-  for (const auto& e : t.events) {
-    sep();
-    os << "{\"ph\":\"X\",\"name\":";
-    write_escaped(os, e.name);
-    os << ",\"cat\":\"" << to_string(e.kind) << "\",\"pid\":" << e.rank / gpn << ",\"tid\":" << tid_of(e.rank, e.stream)
-       << ",\"ts\":";
-    write_fixed(os, e.start_s * 1e6, 6);
-    os << ",\"dur\":";
-    write_fixed(os, (e.end_s - e.start_s) * 1e6, 6);
-    os << ",\"args\":{\"task\":" << e.task << ",\"rank\":" << e.rank << ",\"stream\":\"" << to_string(e.stream)
-       << "\",\"kind\":\"" << to_string(e.kind) << "\",\"layer\":" << e.layer << ",\"pass\":\"" << to_string(e.pass)
-       << "\",\"step\":" << e.step << ",\"bytes\":";
-    write_number(os, e.bytes);
-    os << ",\"flops\":";
-    write_number(os, e.flops);
-    os << ",\"peers\":[";
-    for (std::size_t i = 0; i < e.peers.size(); ++i) os << (i ? "," : "") << e.peers[i];
-    os << "]}}";
-  }
-  os << "\n]}\n";
+  w.metadata(nodes, threads);
+  for (const auto& e : t.events) w.event(facts_of(e), e.name, e.peers);
+  w.finish();
 }
 
 namespace {
@@ -163,11 +77,9 @@ std::string str(const std::string& path, std::size_t i, const nlohmann::json& ob
 }  // namespace
 
 Trace read_chrome_trace(const std::string& path) {
-  std::ifstream in(path);
-  if (!in) throw std::runtime_error(path + ": cannot open trace file");
   nlohmann::json doc;
   try {
-    doc = nlohmann::json::parse(in);
+    doc = nlohmann::json::parse(read_trace_bytes(path));
   } catch (const nlohmann::json::parse_error& e) {
     throw std::runtime_error(path + ": not valid JSON (byte " + std::to_string(e.byte) + "): " + e.what());
   }

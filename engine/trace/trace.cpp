@@ -7,7 +7,7 @@ namespace hcpsim {
 // Peers of a communication task (docs/metrics.md "Trace"): SendRecv lists the ranks this task
 // sends to; a collective lists the other members in group order, starting after this rank, so that
 // peers[0] is its successor on the NCCL ring.
-static void fill_peers(const TaskGraph& g, const Task& t, std::vector<std::int32_t>& peers) {
+void append_peers(const TaskGraph& g, const Task& t, std::vector<std::int32_t>& peers) {
   if (t.comm == kNone || t.comm >= g.comms().size()) return;
   const CommOp& op = g.comms()[t.comm];
   if (op.kind == TaskKind::SendRecv) {
@@ -39,7 +39,7 @@ TraceEvent make_event(const TaskGraph& g, const Task& t, double start_s, double 
   e.bytes = t.bytes;
   e.flops = t.flops;
   e.name = g.display_name(t);
-  if (is_communication(t.kind)) fill_peers(g, t, e.peers);
+  if (is_communication(t.kind)) append_peers(g, t, e.peers);
   return e;
 }
 

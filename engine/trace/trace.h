@@ -52,6 +52,10 @@ class TraceCollector : public TraceSink {
   Trace trace;
 };
 
+// Appends the peers of task `t` to `peers` (nothing for compute tasks): a SendRecv lists the ranks it
+// sends to, a collective the other members in group order starting after this rank.
+void append_peers(const TaskGraph& g, const Task& t, std::vector<std::int32_t>& peers);
+
 // Fills the static fields of an event (ids, kind, stream, bytes, flops, name, peers) from a task.
 TraceEvent make_event(const TaskGraph& g, const Task& t, double start_s, double end_s);
 

@@ -124,11 +124,11 @@ void MainWindow::build_menus() {
     else statusBar()->showMessage(tr("%1: cannot write").arg(p));
   });
   file->addAction(tr("Open &trace…"), this, [this] {
-    const QString p = QFileDialog::getOpenFileName(this, tr("Open predicted trace"), {}, tr("Chrome traces (*.json)"));
+    const QString p = QFileDialog::getOpenFileName(this, tr("Open predicted trace"), {}, tr("Chrome traces (*.json *.json.gz)"));
     if (!p.isEmpty()) open_trace(p, false);
   });
   file->addAction(tr("Open &measured trace (overlay)…"), this, [this] {
-    const QString p = QFileDialog::getOpenFileName(this, tr("Open measured trace"), {}, tr("Chrome traces (*.json)"));
+    const QString p = QFileDialog::getOpenFileName(this, tr("Open measured trace"), {}, tr("Chrome traces (*.json *.json.gz)"));
     if (!p.isEmpty()) open_trace(p, true);
   });
   file->addAction(tr("Open sweep &CSV…"), this, [this] {
@@ -151,7 +151,7 @@ void MainWindow::build_menus() {
 
 bool MainWindow::open_path(const QString& path, const QStringList& overrides) {
   const QString suffix = QFileInfo(path).suffix().toLower();
-  if (suffix == "json") return open_trace(path, false);
+  if (suffix == "json" || path.endsWith(".json.gz", Qt::CaseInsensitive)) return open_trace(path, false);
   if (suffix == "csv") return open_csv(path);
   QFile f(path);
   if (!f.open(QIODevice::ReadOnly | QIODevice::Text)) {

@@ -1,0 +1,51 @@
+#pragma once
+// EventView: read-only access to the events of one run, whatever holds them. The report and the
+// critical path are computed over this view only, so one implementation serves a Trace read from a
+// file (TraceEventView) and a run that kept nothing but the graph and the task times
+// (GraphEventView), and both give the same numbers for the same events.
+#include <cstddef>
+#include <cstdint>
+#include <span>
+#include <string>
+
+#include "engine/graph/task_graph.h"
+#include "engine/trace/task_times.h"
+
+namespace hcpsim {
+
+// Everything of an event but its display name and its peers (those are asked for separately,
+// because building them is what costs on million-task runs).
+struct EventFacts {
+  TaskId task = 0;
+  std::int32_t rank = 0;
+  Stream stream = Stream::Main;
+  TaskKind kind = TaskKind::Copy;
+  Pass pass = Pass::Forward;
+  std::int16_t layer = 0;
+  std::int32_t step = -1;
+  double start_s = 0;
+  double end_s = 0;
+  double bytes = 0;
+  double flops = 0;
+};
+
+class EventView {
+ public:
+  virtual ~EventView() = default;
+  virtual std::size_t size() const = 0;
+  // Precondition for all: i < size().
+  virtual EventFacts at(std::size_t i) const = 0;
+  // Equal for two events exactly when their display names are equal (members of one communication
+  // call share a name; the critical path pairs them by it).
+  virtual std::uint64_t name_key(std::size_t i) const = 0;
+  virtual std::string name(std::size_t i) const = 0;
+  // Appends name(i) to `out` (a view may do it without allocating).
+  virtual void append_name(std::size_t i, std::string& out) const { out += name(i); }
+  // Peer ranks of a communication event (docs/metrics.md "Trace"); empty for compute.
+  virtual std::span<const std::int32_t> peers(std::size_t i) const = 0;
+  // Start and end of every event in one array (size() entries) when the view holds them so, else
+  // nullptr; lets the critical path avoid a copy.
+  virtual const TaskTimes* times() const { return nullptr; }
+};
+
+}  // namespace hcpsim

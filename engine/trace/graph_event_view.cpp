@@ -1,0 +1,112 @@
+#include "engine/trace/graph_event_view.h"
+
+#include <algorithm>
+#include <charconv>
+#include <stdexcept>
+
+namespace hcpsim {
+namespace {
+
+// The peers of every member of one SendRecv op, as append_peers (engine/trace/trace.h) gives them,
+// but with the transfers sorted by sender once instead of scanned once per member.
+class SendRecvPeers {
+ public:
+  explicit SendRecvPeers(const CommOp& op) {
+    by_src_.reserve(op.transfers.size());
+    for (std::size_t i = 0; i < op.transfers.size(); ++i)
+      by_src_.push_back({op.transfers[i].src, static_cast<std::uint32_t>(i), op.transfers[i].dst});
+    std::sort(by_src_.begin(), by_src_.end(),
+              [](const Entry& a, const Entry& b) { return a.src != b.src ? a.src < b.src : a.order < b.order; });
+  }
+  void append(std::int32_t rank, std::vector<std::int32_t>& out) const {
+    const std::size_t first = out.size();
+    auto it = std::lower_bound(by_src_.begin(), by_src_.end(), rank,
+                               [](const Entry& e, std::int32_t r) { return e.src < r; });
+    for (; it != by_src_.end() && it->src == rank; ++it)
+      if (it->dst != rank && std::find(out.begin() + static_cast<std::ptrdiff_t>(first), out.end(), it->dst) == out.end())
+        out.push_back(it->dst);
+  }
+
+ private:
+  struct Entry {
+    std::int32_t src;
+    std::uint32_t order;
+    std::int32_t dst;
+  };
+  std::vector<Entry> by_src_;
+};
+
+}  // namespace
+
+GraphEventView::GraphEventView(const TaskGraph& g, const std::vector<TaskTimes>& times) : g_(g), times_(times) {
+  if (times.size() != g.size())
+    throw std::invalid_argument("GraphEventView: " + std::to_string(times.size()) + " task times for " +
+                                std::to_string(g.size()) + " tasks");
+  // Peers are gathered into `slices` (SendRecv ops first, op by op; then every other communication
+  // task), then laid out in task order.
+  const std::size_t n = g.size();
+  std::vector<std::uint32_t> slice_begin(n, 0), count(n, 0);
+  std::vector<std::uint8_t> done(n, 0);
+  std::vector<std::int32_t> slices;
+  const auto& comms = g.comms();
+  for (std::uint32_t c = 0; c < comms.size(); ++c) {
+    const CommOp& op = comms[c];
+    if (op.kind != TaskKind::SendRecv) continue;
+    const SendRecvPeers table(op);
+    for (const TaskId id : op.tasks) {
+      if (id >= n || done[id]) continue;
+      const Task& t = g.task(id);
+      if (t.comm != c || !is_communication(t.kind)) continue;
+      slice_begin[id] = static_cast<std::uint32_t>(slices.size());
+      table.append(t.rank, slices);
+      count[id] = static_cast<std::uint32_t>(slices.size() - slice_begin[id]);
+      done[id] = 1;
+    }
+  }
+  std::vector<std::int32_t> scratch;
+  for (std::size_t i = 0; i < n; ++i) {
+    const Task& t = g.task(static_cast<TaskId>(i));
+    if (done[i] || !is_communication(t.kind)) continue;
+    scratch.clear();
+    append_peers(g, t, scratch);
+    slice_begin[i] = static_cast<std::uint32_t>(slices.size());
+    count[i] = static_cast<std::uint32_t>(scratch.size());
+    slices.insert(slices.end(), scratch.begin(), scratch.end());
+  }
+  peer_begin_.assign(n + 1, 0);
+  for (std::size_t i = 0; i < n; ++i) peer_begin_[i + 1] = peer_begin_[i] + count[i];
+  peers_.resize(peer_begin_[n]);
+  for (std::size_t i = 0; i < n; ++i)
+    std::copy_n(slices.data() + slice_begin[i], count[i], peers_.data() + peer_begin_[i]);
+}
+
+EventFacts GraphEventView::at(std::size_t i) const {
+  const Task& t = g_.task(static_cast<TaskId>(i));
+  const TaskTimes& x = times_[i];
+  return {static_cast<TaskId>(i), t.rank, t.stream, t.kind, t.pass, t.layer, t.step, x.start_s, x.end_s, t.bytes, t.flops};
+}
+
+void GraphEventView::append_name(std::size_t i, std::string& out) const {
+  const Task& t = g_.task(static_cast<TaskId>(i));
+  char buf[16];
+  out += 'L';
+  out.append(buf, std::to_chars(buf, buf + sizeof buf, t.layer).ptr);
+  out += t.pass == Pass::Forward ? ".fwd" : ".bwd";
+  if (t.step >= 0) {
+    out += ".s";
+    out.append(buf, std::to_chars(buf, buf + sizeof buf, t.step).ptr);
+  }
+  out += '.';
+  out += g_.label(t);
+}
+
+// display_name is "L<layer>.<fwd|bwd>[.s<step>].<label>": the name is a function of these four
+// fields, packed here (step + 1 in 31 bits: ring steps are far below 2^31).
+std::uint64_t GraphEventView::name_key(std::size_t i) const {
+  const Task& t = g_.task(static_cast<TaskId>(i));
+  return (static_cast<std::uint64_t>(static_cast<std::uint16_t>(t.layer)) << 48) |
+         (static_cast<std::uint64_t>(t.pass == Pass::Backward) << 47) |
+         (static_cast<std::uint64_t>(static_cast<std::uint32_t>(t.step + 1) & 0x7fffffffu) << 16) | t.label;
+}
+
+}  // namespace hcpsim
