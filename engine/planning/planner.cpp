@@ -194,7 +194,7 @@ Scenario apply_candidate(const Scenario& base, const PlanCandidate& c, int gpus)
 }
 
 PlanOutcome plan(const Scenario& base, const PlanOptions& options, const ScenarioValidator& validate,
-                 const ScenarioPredictor& predict) {
+                 const ScenarioPredictor& predict, const SliceKey& slice_key) {
   const int gpus = options.gpus > 0 ? options.gpus : base.world_size();
   PlanOutcome out;
   out.metric = !options.metric.empty() ? options.metric
@@ -230,25 +230,48 @@ PlanOutcome plan(const Scenario& base, const PlanOptions& options, const Scenari
     kept.push_back(std::move(e));
   }
 
-  std::vector<PointResult> results(kept.size());
-  if (options.jobs > 1 && kept.size() > 1) {
-    std::vector<SweepPoint> points(kept.size());
-    for (std::size_t i = 0; i < kept.size(); ++i) {
-      points[i].index = i;
-      points[i].labels = {std::to_string(i)};
+  // Predicts the kept candidates listed in `which`: in worker processes with jobs > 1, else here
+  // (where a layer cache could make candidates of one slice share their backend run).
+  auto predict_share = [&](const std::vector<std::size_t>& which) {
+    std::vector<PointResult> rs(which.size());
+    if (options.jobs > 1 && which.size() > 1) {
+      std::vector<SweepPoint> points(which.size());
+      for (std::size_t k = 0; k < which.size(); ++k) {
+        points[k].index = k;
+        points[k].labels = {std::to_string(k)};
+      }
+      SweepRunOptions ro;
+      ro.jobs = options.jobs;
+      const SweepOutcome so = run_sweep(points, {"candidate"}, [&](const SweepPoint& p) {
+        return predict_one(predict, kept[which[p.index]].scenario);
+      }, ro);
+      for (const PointResult& r : so.results) rs[std::stoul(r.labels[0])] = r;
+    } else {
+      for (std::size_t k = 0; k < which.size(); ++k) {
+        rs[k] = predict_one(predict, kept[which[k]].scenario);
+        if (options.progress && (k + 1) % std::max<std::size_t>(1, which.size() / 20) == 0)
+          options.progress(out.enumerated, all.size(), k + 1);
+      }
     }
-    SweepRunOptions ro;
-    ro.jobs = options.jobs;
-    const SweepOutcome so = run_sweep(points, {"candidate"}, [&](const SweepPoint& p) {
-      return predict_one(predict, kept[p.index].scenario);
-    }, ro);
-    for (const PointResult& r : so.results) results[std::stoul(r.labels[0])] = r;
+    return rs;
+  };
+  std::vector<PointResult> results;
+  PointDistribution* dist = is_distributed(options.distribution) ? options.distribution : nullptr;
+  if (dist == nullptr) {
+    std::vector<std::size_t> every(kept.size());
+    for (std::size_t i = 0; i < kept.size(); ++i) every[i] = i;
+    results = predict_share(every);
   } else {
+    // Whole slices to ranks in turn, in the order their first candidate appears.
+    std::map<std::string, int> slice_owner;
+    std::vector<int> owner(kept.size());
     for (std::size_t i = 0; i < kept.size(); ++i) {
-      results[i] = predict_one(predict, kept[i].scenario);
-      if (options.progress && (i + 1) % std::max<std::size_t>(1, kept.size() / 20) == 0)
-        options.progress(out.enumerated, all.size(), i + 1);
+      const std::string key = slice_key ? slice_key(kept[i].scenario) : std::to_string(i);
+      const auto it = slice_owner.emplace(key, static_cast<int>(slice_owner.size()) % dist->size()).first;
+      owner[i] = it->second;
     }
+    results = evaluate_distributed(kept.size(), owner, predict_share, *dist);
+    if (dist->rank() != 0) return out;
   }
 
   std::vector<PlanEntry> ok;

@@ -1,0 +1,124 @@
+// The MPI implementation of the point distribution: results travel to rank 0 as strings on one tag,
+// an empty message says that a rank is done. Only C MPI calls; no thread support is needed because
+// every MPI call is made by the main thread (the point workers are forked and never touch MPI).
+#include "cli/mpi_job.h"
+
+#include <dlfcn.h>
+#include <mpi.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <cstdlib>
+#include <iostream>
+#include <stdexcept>
+
+namespace hcpsim::cli {
+namespace {
+
+constexpr int kResultTag = 7301;
+
+void check(int rc, const char* what) {
+  if (rc == MPI_SUCCESS) return;
+  char text[MPI_MAX_ERROR_STRING];
+  int len = 0;
+  MPI_Error_string(rc, text, &len);
+  throw std::runtime_error(std::string(what) + ": " + std::string(text, static_cast<std::size_t>(len)));
+}
+
+class OpenMpiJob final : public MpiJob {
+ public:
+  OpenMpiJob() {
+    // libsimgrid exports MPI_* too (SMPI); calling it with OpenMPI's handles would crash. The link
+    // order (cli/CMakeLists.txt) puts libmpi first; check that it worked.
+    Dl_info where{};
+    if (::dladdr(reinterpret_cast<void*>(&MPI_Init), &where) != 0 && where.dli_fname != nullptr &&
+        std::string(where.dli_fname).find("simgrid") != std::string::npos)
+      throw std::runtime_error(std::string("MPI_Init resolves to ") + where.dli_fname +
+                               " (SimGrid's SMPI), not to OpenMPI: hcpsim was linked with SimGrid before MPI");
+    int ready = 0;
+    MPI_Initialized(&ready);
+    if (!ready) check(MPI_Init(nullptr, nullptr), "MPI_Init");
+    MPI_Comm_set_errhandler(MPI_COMM_WORLD, MPI_ERRORS_RETURN);
+    check(MPI_Comm_rank(MPI_COMM_WORLD, &rank_), "MPI_Comm_rank");
+    check(MPI_Comm_size(MPI_COMM_WORLD, &size_), "MPI_Comm_size");
+    MPI_Comm node;
+    check(MPI_Comm_split_type(MPI_COMM_WORLD, MPI_COMM_TYPE_SHARED, rank_, MPI_INFO_NULL, &node),
+          "MPI_Comm_split_type");
+    check(MPI_Comm_size(node, &node_size_), "MPI_Comm_size (node)");
+    MPI_Comm_free(&node);
+  }
+  ~OpenMpiJob() override {
+    int done = 0;
+    MPI_Finalized(&done);
+    if (!done) MPI_Finalize();
+  }
+  int rank() const override { return rank_; }
+  int size() const override { return size_; }
+  int ranks_on_this_node() const override { return node_size_; }
+
+  std::string broadcast(const std::string& text) override {
+    unsigned long long n = rank_ == 0 ? text.size() : 0;
+    check(MPI_Bcast(&n, 1, MPI_UNSIGNED_LONG_LONG, 0, MPI_COMM_WORLD), "MPI_Bcast");
+    std::string out = rank_ == 0 ? text : std::string(n, '\0');
+    // In pieces below 2^31 bytes (MPI counts are int).
+    for (unsigned long long off = 0; off < n; off += 1ull << 30) {
+      const int len = static_cast<int>(std::min<unsigned long long>(n - off, 1ull << 30));
+      check(MPI_Bcast(out.data() + off, len, MPI_CHAR, 0, MPI_COMM_WORLD), "MPI_Bcast");
+    }
+    return out;
+  }
+
+  void send_result(const std::string& json_line) override {
+    if (json_line.empty()) throw std::invalid_argument("send_result: an empty result");
+    check(MPI_Send(json_line.data(), static_cast<int>(json_line.size()), MPI_CHAR, 0, kResultTag, MPI_COMM_WORLD),
+          "MPI_Send (a result to rank 0)");
+  }
+  void send_done() override {
+    check(MPI_Send(nullptr, 0, MPI_CHAR, 0, kResultTag, MPI_COMM_WORLD), "MPI_Send (done to rank 0)");
+  }
+
+  std::vector<std::string> poll_results() override {
+    std::vector<std::string> lines;
+    for (;;) {
+      int flag = 0;
+      MPI_Status st;
+      check(MPI_Iprobe(MPI_ANY_SOURCE, kResultTag, MPI_COMM_WORLD, &flag, &st), "MPI_Iprobe");
+      if (!flag) break;
+      int count = 0;
+      check(MPI_Get_count(&st, MPI_CHAR, &count), "MPI_Get_count");
+      std::string line(static_cast<std::size_t>(count), '\0');
+      check(MPI_Recv(line.data(), count, MPI_CHAR, st.MPI_SOURCE, kResultTag, MPI_COMM_WORLD, MPI_STATUS_IGNORE),
+            "MPI_Recv");
+      if (count == 0) ++finished_;
+      else lines.push_back(std::move(line));
+    }
+    return lines;
+  }
+  int finished_ranks() const override { return finished_; }
+
+  [[noreturn]] void abort_job(int code) override {
+    std::cerr.flush();
+    MPI_Abort(MPI_COMM_WORLD, code);
+    std::_Exit(code);
+  }
+
+ private:
+  int rank_ = 0;
+  int size_ = 1;
+  int node_size_ = 1;
+  int finished_ = 0;
+};
+
+}  // namespace
+
+bool launched_as_mpi_rank() {
+  return std::getenv("OMPI_COMM_WORLD_SIZE") != nullptr || std::getenv("PMI_SIZE") != nullptr ||
+         std::getenv("PMIX_RANK") != nullptr;
+}
+
+std::unique_ptr<MpiJob> join_mpi_job(const std::string&) {
+  if (!launched_as_mpi_rank()) return nullptr;
+  return std::make_unique<OpenMpiJob>();
+}
+
+}  // namespace hcpsim::cli
