@@ -8,6 +8,8 @@
 #include <unistd.h>
 
 #include <algorithm>
+#include <chrono>
+#include <thread>
 #include <cstdlib>
 #include <iostream>
 #include <stdexcept>
@@ -50,7 +52,16 @@ class OpenMpiJob final : public MpiJob {
   ~OpenMpiJob() override {
     int done = 0;
     MPI_Finalized(&done);
-    if (!done) MPI_Finalize();
+    if (done) return;
+    // Ranks that finish early wait here for the others without spinning: MPI_Finalize alone polls
+    // at full speed and would take CPU from the ranks still evaluating (mpirun --oversubscribe).
+    MPI_Request barrier;
+    if (MPI_Ibarrier(MPI_COMM_WORLD, &barrier) == MPI_SUCCESS) {
+      int complete = 0;
+      while (MPI_Test(&barrier, &complete, MPI_STATUS_IGNORE) == MPI_SUCCESS && !complete)
+        std::this_thread::sleep_for(std::chrono::milliseconds(10));
+    }
+    MPI_Finalize();
   }
   int rank() const override { return rank_; }
   int size() const override { return size_; }
