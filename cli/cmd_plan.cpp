@@ -38,11 +38,10 @@ std::string fixed(double v, int prec) {
   return buf;
 }
 
-int run_plan_command(const PlanArgs& a) {
+// Under mpirun (`job` set) every rank enumerates the same candidates and predicts its share of the
+// model-parallel slices; rank 0 gathers, ranks and prints (the others print nothing).
+int run_plan_command(const PlanArgs& a, MpiJob* job) {
   using namespace planning;
-  // Under mpirun every rank enumerates the same candidates and predicts its share of the
-  // model-parallel slices; rank 0 gathers, ranks and prints (the others print nothing).
-  const std::unique_ptr<MpiJob> job = join_mpi_job("plan");
   const bool root = !job || job->rank() == 0;
   if (a.format != "text" && a.format != "json") {
     std::cerr << "hcpsim plan: --format " << a.format << ": valid formats are text, json\n";
@@ -65,7 +64,7 @@ int run_plan_command(const PlanArgs& a) {
   po.jobs = a.jobs;
   po.metric = a.metric;
   if (!a.recompute.empty()) po.memory.recompute = parse_recompute(a.recompute);
-  po.distribution = job.get();
+  po.distribution = job;
   if (root) po.progress = [](std::size_t done, std::size_t total, std::size_t predicted) {
     if (predicted == 0)
       std::fprintf(stderr, "plan: %zu of %zu configurations checked\n", done, total);
@@ -99,11 +98,6 @@ int run_plan_command(const PlanArgs& a) {
   } catch (const std::invalid_argument& e) {
     std::cerr << "hcpsim plan: " << e.what() << '\n';
     return 2;
-  } catch (const std::exception& e) {
-    if (!job || job->size() == 1) throw;
-    std::cerr << "hcpsim plan: rank " << job->rank() << " of " << job->size() << ": error: " << e.what()
-              << "\n  ending every rank of the MPI job\n";
-    job->abort_job(1);
   }
   if (!root) return 0;
   const int gpus = a.gpus > 0 ? a.gpus : base.world_size();
@@ -214,7 +208,7 @@ void add_plan_command(CLI::App& app, CliContext& ctx) {
       "The global batch (train.global_batch_size) is kept; tp, cp, comm type, pp, vpp, dp, micro-batch size,\n"
       "recomputation and the distributed optimizer are searched; sequence parallelism is on whenever tp > 1.\n"
       "Only configurations that validate and fit in GPU memory are proposed. Exit 1 when none does.");
-  cmd->callback([args, &ctx]() { ctx.exit_code = run_plan_command(*args); });
+  cmd->callback([args, &ctx]() { ctx.exit_code = run_in_mpi_job("plan", [&](MpiJob* job) { return run_plan_command(*args, job); }); });
 }
 
 }  // namespace hcpsim::cli

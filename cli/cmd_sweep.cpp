@@ -146,11 +146,10 @@ void write_charts(const std::vector<planning::PointResult>& rs, const std::vecto
   }
 }
 
-int run_sweep_command(const SweepArgs& a) {
+// Under mpirun every rank runs this function with the same arguments (`job` set); rank 0 reads and
+// writes the files and prints, the others only evaluate their share of the points.
+int run_sweep_command(const SweepArgs& a, MpiJob* job) {
   using namespace planning;
-  // Under mpirun every rank runs this function with the same arguments; rank 0 reads and writes the
-  // files and prints, the others only evaluate their share of the points.
-  const std::unique_ptr<MpiJob> job = join_mpi_job("sweep");
   const bool root = !job || job->rank() == 0;
   const bool talk = root && !quiet();
   if (a.positional.empty()) {
@@ -258,7 +257,7 @@ int run_sweep_command(const SweepArgs& a) {
   ro.progress = talk ? &std::cerr : nullptr;
   ro.progress_tty = ::isatty(STDERR_FILENO) != 0;
   ro.point_timeout_s = a.timeout_s;
-  ro.distribution = job.get();
+  ro.distribution = job;
   if (talk) {
     std::cerr << "sweep: " << points.size() << " points of " << spec.base_path
               << (spec.backend.empty() ? "" : " with backend " + spec.backend);
@@ -268,17 +267,9 @@ int run_sweep_command(const SweepArgs& a) {
   }
   const std::string base = spec.base_path;
   const std::string backend = spec.backend;
-  SweepOutcome outcome;
-  try {
-    outcome = run_sweep(points, columns, [&](const SweepPoint& p) {
-      return evaluate_point(base, p, backend, registry, memory);
-    }, ro);
-  } catch (const std::exception& e) {
-    if (!job || job->size() == 1) throw;
-    std::cerr << "hcpsim sweep: rank " << job->rank() << " of " << job->size() << ": error: " << e.what()
-              << "\n  ending every rank of the MPI job\n";
-    job->abort_job(1);
-  }
+  const SweepOutcome outcome = run_sweep(points, columns, [&](const SweepPoint& p) {
+    return evaluate_point(base, p, backend, registry, memory);
+  }, ro);
   if (!root) return 0;
   if (outcome.resumed > 0 && talk)
     std::cerr << "sweep: " << outcome.resumed << " points taken from " << a.out << ", " << outcome.evaluated
@@ -403,7 +394,7 @@ void add_sweep_command(CLI::App& app, CliContext& ctx) {
   merge->callback([margs, &ctx]() { ctx.exit_code = run_merge_command(*margs); });
   cmd->callback([args, merge, &ctx]() {
     if (merge->parsed()) return;
-    ctx.exit_code = run_sweep_command(*args);
+    ctx.exit_code = run_in_mpi_job("sweep", [&](MpiJob* job) { return run_sweep_command(*args, job); });
   });
 }
 

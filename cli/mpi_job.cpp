@@ -12,6 +12,8 @@
 #include <thread>
 #include <cstdlib>
 #include <iostream>
+#include <list>
+#include <memory>
 #include <stdexcept>
 
 namespace hcpsim::cli {
@@ -79,13 +81,18 @@ class OpenMpiJob final : public MpiJob {
     return out;
   }
 
+  // Non-blocking sends: the rank goes back to its workers at once; the buffers live until MPI has
+  // delivered them (checked at each send, and all waited for, without spinning, by send_done).
   void send_result(const std::string& json_line) override {
     if (json_line.empty()) throw std::invalid_argument("send_result: an empty result");
-    check(MPI_Send(json_line.data(), static_cast<int>(json_line.size()), MPI_CHAR, 0, kResultTag, MPI_COMM_WORLD),
-          "MPI_Send (a result to rank 0)");
+    post(json_line);
   }
   void send_done() override {
-    check(MPI_Send(nullptr, 0, MPI_CHAR, 0, kResultTag, MPI_COMM_WORLD), "MPI_Send (done to rank 0)");
+    post(std::string());
+    while (!pending_.empty()) {
+      reap();
+      if (!pending_.empty()) std::this_thread::sleep_for(std::chrono::milliseconds(2));
+    }
   }
 
   std::vector<std::string> poll_results() override {
@@ -114,6 +121,28 @@ class OpenMpiJob final : public MpiJob {
   }
 
  private:
+  struct Pending {
+    std::unique_ptr<std::string> text;   // stays at one address while MPI reads it
+    MPI_Request request = MPI_REQUEST_NULL;
+  };
+  void post(const std::string& text) {
+    reap();
+    Pending p;
+    p.text = std::make_unique<std::string>(text);
+    check(MPI_Isend(p.text->data(), static_cast<int>(p.text->size()), MPI_CHAR, 0, kResultTag, MPI_COMM_WORLD,
+                    &p.request),
+          text.empty() ? "MPI_Isend (done to rank 0)" : "MPI_Isend (a result to rank 0)");
+    pending_.push_back(std::move(p));
+  }
+  // Frees the sends that have completed.
+  void reap() {
+    for (auto it = pending_.begin(); it != pending_.end();) {
+      int done = 0;
+      check(MPI_Test(&it->request, &done, MPI_STATUS_IGNORE), "MPI_Test");
+      it = done ? pending_.erase(it) : std::next(it);
+    }
+  }
+  std::list<Pending> pending_;
   int rank_ = 0;
   int size_ = 1;
   int node_size_ = 1;
@@ -130,6 +159,19 @@ bool launched_as_mpi_rank() {
 std::unique_ptr<MpiJob> join_mpi_job(const std::string&) {
   if (!launched_as_mpi_rank()) return nullptr;
   return std::make_unique<OpenMpiJob>();
+}
+
+int run_in_mpi_job(const std::string& command, const std::function<int(MpiJob*)>& body) {
+  const std::unique_ptr<MpiJob> job = join_mpi_job(command);
+  if (!job || job->size() == 1) return body(job.get());
+  try {
+    return body(job.get());
+  } catch (const std::exception& e) {
+    std::cerr << "hcpsim " << command << ": rank " << job->rank() << " of " << job->size() << ": error: " << e.what()
+              << "\n  ending every rank of the MPI job\n";
+    job->abort_job(1);
+  }
+  return 1;   // not reached: abort_job ends the process
 }
 
 }  // namespace hcpsim::cli

@@ -3,6 +3,7 @@
 // PMI/PMIx) started it: the ranks share the points (engine/planning/point_distribution.h), rank 0
 // writes. MPI stays in cli/ so that the engine never depends on it; builds without MPI compile
 // mpi_job_absent.cpp instead of mpi_job.cpp.
+#include <functional>
 #include <memory>
 #include <string>
 
@@ -27,5 +28,11 @@ bool launched_as_mpi_rank();
 // std::runtime_error when this build has no MPI but several ranks were started (each would run the
 // whole command and write the same files).
 std::unique_ptr<MpiJob> join_mpi_job(const std::string& command);
+
+// Joins the job (join_mpi_job) and runs `body` with it (nullptr when not under mpirun); returns its
+// exit status. In a job of several ranks, an exception on any rank is printed as "hcpsim COMMAND:
+// rank R of N: error: ..." and ends every rank (abort_job), so that no rank waits for it forever.
+// Without a job, exceptions pass through unchanged.
+int run_in_mpi_job(const std::string& command, const std::function<int(MpiJob*)>& body);
 
 }  // namespace hcpsim::cli

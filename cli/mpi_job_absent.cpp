@@ -23,4 +23,9 @@ std::unique_ptr<MpiJob> join_mpi_job(const std::string& command) {
                            "-DHCPSIM_WITH_MPI=ON) or run it without mpirun");
 }
 
+int run_in_mpi_job(const std::string& command, const std::function<int(MpiJob*)>& body) {
+  (void)join_mpi_job(command);   // refuses several ranks; one rank or none is a plain run
+  return body(nullptr);
+}
+
 }  // namespace hcpsim::cli
