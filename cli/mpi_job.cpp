@@ -12,7 +12,7 @@
 #include <thread>
 #include <cstdlib>
 #include <iostream>
-#include <list>
+#include <deque>
 #include <memory>
 #include <stdexcept>
 
@@ -90,8 +90,10 @@ class OpenMpiJob final : public MpiJob {
   void send_done() override {
     post(std::string());
     while (!pending_.empty()) {
-      reap();
-      if (!pending_.empty()) std::this_thread::sleep_for(std::chrono::milliseconds(2));
+      int done = 0;
+      check(MPI_Test(&pending_.front().request, &done, MPI_STATUS_IGNORE), "MPI_Test");
+      if (done) pending_.pop_front();
+      else std::this_thread::sleep_for(std::chrono::milliseconds(2));
     }
   }
 
@@ -134,15 +136,17 @@ class OpenMpiJob final : public MpiJob {
           text.empty() ? "MPI_Isend (done to rank 0)" : "MPI_Isend (a result to rank 0)");
     pending_.push_back(std::move(p));
   }
-  // Frees the sends that have completed.
+  // Frees the sends that have completed, oldest first, up to the first one still in flight (sends to
+  // one rank complete in order in practice; a later one that finished early is freed next time).
   void reap() {
-    for (auto it = pending_.begin(); it != pending_.end();) {
+    while (!pending_.empty()) {
       int done = 0;
-      check(MPI_Test(&it->request, &done, MPI_STATUS_IGNORE), "MPI_Test");
-      it = done ? pending_.erase(it) : std::next(it);
+      check(MPI_Test(&pending_.front().request, &done, MPI_STATUS_IGNORE), "MPI_Test");
+      if (!done) break;
+      pending_.pop_front();
     }
   }
-  std::list<Pending> pending_;
+  std::deque<Pending> pending_;
   int rank_ = 0;
   int size_ = 1;
   int node_size_ = 1;

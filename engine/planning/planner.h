@@ -53,11 +53,12 @@ struct PlanOptions {
                                           // for training, ttft_s for prefill
   MemoryOptions memory;                   // memory.recompute set: only that recomputation is searched
   PlanSearch search;
-  // Cooperating processes (MPI ranks) that share the predictions: every rank enumerates, validates
-  // and checks memory the same way, predicts the candidates of every size-th model-parallel slice
-  // (so that each slice's backend run happens on one rank), and rank 0 gathers the predictions and
-  // ranks them. nullptr or one rank: this process predicts everything. The ranks other than 0
-  // return an outcome without `best`.
+  // Cooperating processes (MPI ranks) that share the work: every rank enumerates the same list,
+  // validates and checks the memory of every size-th candidate and sends its verdicts to rank 0,
+  // which tells every rank which candidates are kept; then whole model-parallel slices go to the
+  // ranks in turn (each slice's backend run happens on one rank) and rank 0 gathers the predictions
+  // and ranks them. nullptr or one rank: this process does everything. The ranks other than 0
+  // return an outcome without `best` and without counts.
   PointDistribution* distribution = nullptr;
   // Called now and then with (candidates checked, candidates in all, predicted so far).
   std::function<void(std::size_t, std::size_t, std::size_t)> progress;

@@ -51,36 +51,63 @@ std::vector<PointResult> evaluate_distributed(std::size_t n, const std::vector<i
                                 std::to_string(mine.size()) + " items");
   std::vector<PointResult> results(n);
   for (std::size_t k = 0; k < mine.size(); ++k) results[mine[k]] = own[k];
+  std::vector<std::string> lines;
   if (d.rank() != 0) {
     for (std::size_t k = 0; k < mine.size(); ++k) {
       PointResult r = own[k];
       r.labels = {std::to_string(mine[k])};
-      d.send_result(to_json(r, {"item"}).dump());
+      lines.push_back(to_json(r, {"item"}).dump());
     }
-    d.send_done();
-    return results;
   }
-  auto take = [&](const std::vector<std::string>& lines) {
-    for (const std::string& line : lines) {
-      PointResult r;
-      try {
-        r = point_from_json(nlohmann::json::parse(line), {"item"});
-      } catch (const std::exception& e) {
-        throw std::runtime_error(std::string("a result from another rank is malformed: ") + e.what());
-      }
-      const std::string& label = r.labels.at(0);
-      if (label.empty() || label.find_first_not_of("0123456789") != std::string::npos || std::stoull(label) >= n)
-        throw std::runtime_error("a result from another rank names item '" + label + "', not one of 0.." +
-                                 std::to_string(n - 1));
-      results[std::stoull(label)] = std::move(r);
+  for (const std::string& line : gather_on_root(lines, d)) {
+    PointResult r;
+    try {
+      r = point_from_json(nlohmann::json::parse(line), {"item"});
+    } catch (const std::exception& e) {
+      throw std::runtime_error(std::string("a result from another rank is malformed: ") + e.what());
     }
-  };
-  while (d.finished_ranks() < d.size() - 1) {
-    take(d.poll_results());
+    const std::string& label = r.labels.at(0);
+    if (label.empty() || label.find_first_not_of("0123456789") != std::string::npos || std::stoull(label) >= n)
+      throw std::runtime_error("a result from another rank names item '" + label + "', not one of 0.." +
+                               std::to_string(n - 1));
+    results[std::stoull(label)] = std::move(r);
+  }
+  return results;
+}
+
+std::vector<std::string> gather_on_root(const std::vector<std::string>& mine, PointDistribution& d) {
+  // Lines travel in batches of about 1 MB joined by '\n' (JSON lines hold no raw newline): tens of
+  // thousands of tiny messages would cost more than the work they report.
+  constexpr std::size_t kBatchBytes = 1 << 20;
+  if (d.rank() != 0) {
+    std::string batch;
+    for (const std::string& line : mine) {
+      if (line.empty() || line.find('\n') != std::string::npos)
+        throw std::invalid_argument("gather_on_root: a line is empty or holds a newline");
+      batch += line;
+      batch += '\n';
+      if (batch.size() >= kBatchBytes) {
+        d.send_result(batch);
+        batch.clear();
+      }
+    }
+    if (!batch.empty()) d.send_result(batch);
+    d.send_done();
+    return {};
+  }
+  const int start = d.finished_ranks();
+  std::vector<std::string> lines;
+  for (;;) {
+    for (const std::string& batch : d.poll_results()) {
+      std::istringstream in(batch);
+      std::string line;
+      while (std::getline(in, line))
+        if (!line.empty()) lines.push_back(line);
+    }
+    if (d.finished_ranks() - start >= d.size() - 1) break;
     std::this_thread::sleep_for(std::chrono::milliseconds(5));
   }
-  take(d.poll_results());
-  return results;
+  return lines;
 }
 
 }  // namespace hcpsim::planning

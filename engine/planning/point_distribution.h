@@ -26,7 +26,8 @@ class PointDistribution {
   virtual void send_done() = 0;
   // Rank 0: the result lines that have arrived since the last call; never waits.
   virtual std::vector<std::string> poll_results() = 0;
-  // Rank 0: how many other ranks have called send_done() so far.
+  // Rank 0: how many send_done() calls have arrived so far, in all (a job may gather several times:
+  // callers count from the value they saw when they started).
   virtual int finished_ranks() const = 0;
 };
 
@@ -42,6 +43,12 @@ std::vector<std::size_t> round_robin_share(const std::vector<std::size_t>& todo,
 // malformed text.
 std::string encode_indices(const std::vector<std::size_t>& indices);
 std::vector<std::size_t> decode_indices(const std::string& text);
+
+// Rank > 0: sends `mine` (lines without '\n', batched into few messages) to rank 0, then
+// send_done(), and returns nothing. Rank 0:
+// returns the lines of every other rank (in arrival order; `mine` is not included), waiting until
+// each of them has called send_done() once more than when this call began.
+std::vector<std::string> gather_on_root(const std::vector<std::string>& mine, PointDistribution& d);
 
 // Evaluates `n` items: item i belongs to rank owner[i]. Every rank computes its own share with
 // `compute_share` (given its item indices, ascending; returns one result per index, in that order),

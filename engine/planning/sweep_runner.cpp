@@ -220,7 +220,10 @@ SweepOutcome run_sweep(const std::vector<SweepPoint>& points, const std::vector<
       record(std::move(r));
     }
   };
-  auto remote_pending = [&] { return dist != nullptr && root && dist->finished_ranks() < dist->size() - 1; };
+  const int finished_before = dist != nullptr && root ? dist->finished_ranks() : 0;
+  auto remote_pending = [&] {
+    return dist != nullptr && root && dist->finished_ranks() - finished_before < dist->size() - 1;
+  };
 
   while (next < mine.size() || !active.empty() || remote_pending()) {
     while (next < mine.size() && active.size() < jobs) {
