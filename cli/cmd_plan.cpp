@@ -9,6 +9,7 @@
 
 #include "cli/arg_checks.h"
 #include "cli/commands.h"
+#include "cli/mpi_job.h"
 #include "cli/scenario_args.h"
 #include "engine/app/backend_catalog.h"
 #include "engine/planning/planner.h"
@@ -37,8 +38,11 @@ std::string fixed(double v, int prec) {
   return buf;
 }
 
-int run_plan_command(const PlanArgs& a) {
+// Under mpirun (`job` set) every rank enumerates the same candidates and predicts its share of the
+// model-parallel slices; rank 0 gathers, ranks and prints (the others print nothing).
+int run_plan_command(const PlanArgs& a, MpiJob* job) {
   using namespace planning;
+  const bool root = !job || job->rank() == 0;
   if (a.format != "text" && a.format != "json") {
     std::cerr << "hcpsim plan: --format " << a.format << ": valid formats are text, json\n";
     return 2;
@@ -60,7 +64,8 @@ int run_plan_command(const PlanArgs& a) {
   po.jobs = a.jobs;
   po.metric = a.metric;
   if (!a.recompute.empty()) po.memory.recompute = parse_recompute(a.recompute);
-  po.progress = [](std::size_t done, std::size_t total, std::size_t predicted) {
+  po.distribution = job;
+  if (root) po.progress = [](std::size_t done, std::size_t total, std::size_t predicted) {
     if (predicted == 0)
       std::fprintf(stderr, "plan: %zu of %zu configurations checked\n", done, total);
     else
@@ -77,7 +82,7 @@ int run_plan_command(const PlanArgs& a) {
     auto predict = [&](const Scenario& s) {
       ++done;
       const auto now = std::chrono::steady_clock::now();
-      if (now - last > std::chrono::seconds(5)) {
+      if (root && now - last > std::chrono::seconds(5)) {
         last = now;
         const double elapsed = std::chrono::duration<double>(now - start).count();
         std::fprintf(stderr,
@@ -87,11 +92,14 @@ int run_plan_command(const PlanArgs& a) {
       }
       return predict_scenario(s, a.backend, registry, &cache);
     };
-    out = plan(base, po, [](const Scenario& s) { return validate(s); }, predict);
+    const std::string backend = a.backend;
+    out = plan(base, po, [](const Scenario& s) { return validate(s); }, predict,
+               [&backend](const Scenario& s) { return layer_cache_key(s, backend); });
   } catch (const std::invalid_argument& e) {
     std::cerr << "hcpsim plan: " << e.what() << '\n';
     return 2;
   }
+  if (!root) return 0;
   const int gpus = a.gpus > 0 ? a.gpus : base.world_size();
   const std::size_t predicted = out.enumerated - out.invalid - out.out_of_memory;
 
@@ -200,7 +208,7 @@ void add_plan_command(CLI::App& app, CliContext& ctx) {
       "The global batch (train.global_batch_size) is kept; tp, cp, comm type, pp, vpp, dp, micro-batch size,\n"
       "recomputation and the distributed optimizer are searched; sequence parallelism is on whenever tp > 1.\n"
       "Only configurations that validate and fit in GPU memory are proposed. Exit 1 when none does.");
-  cmd->callback([args, &ctx]() { ctx.exit_code = run_plan_command(*args); });
+  cmd->callback([args, &ctx]() { ctx.exit_code = run_in_mpi_job("plan", [&](MpiJob* job) { return run_plan_command(*args, job); }); });
 }
 
 }  // namespace hcpsim::cli

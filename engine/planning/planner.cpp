@@ -3,6 +3,8 @@
 #include <algorithm>
 #include <cctype>
 #include <cmath>
+#include <map>
+#include <set>
 #include <stdexcept>
 
 #include "engine/planning/sweep_runner.h"
@@ -194,7 +196,7 @@ Scenario apply_candidate(const Scenario& base, const PlanCandidate& c, int gpus)
 }
 
 PlanOutcome plan(const Scenario& base, const PlanOptions& options, const ScenarioValidator& validate,
-                 const ScenarioPredictor& predict) {
+                 const ScenarioPredictor& predict, const SliceKey& slice_key) {
   const int gpus = options.gpus > 0 ? options.gpus : base.world_size();
   PlanOutcome out;
   out.metric = !options.metric.empty() ? options.metric
@@ -202,53 +204,141 @@ PlanOutcome plan(const Scenario& base, const PlanOptions& options, const Scenari
                                                        : "tokens_per_s_per_gpu";
   out.global_batch = base.global_batch();
   (void)metric_value(PointResult{}, out.metric);   // unknown metric: throws before any work
-  std::vector<PlanEntry> kept;
   const std::vector<PlanCandidate> all = enumerate_candidates(base, gpus, options.search, options.memory);
+  PointDistribution* dist = is_distributed(options.distribution) ? options.distribution : nullptr;
+  const std::size_t rank = dist != nullptr ? static_cast<std::size_t>(dist->rank()) : 0;
+  const std::size_t size = dist != nullptr ? static_cast<std::size_t>(dist->size()) : 1;
+
+  // 1. Validation and memory: candidate i on rank i mod size. The other ranks report each verdict
+  //    to rank 0 ({"i", "invalid" or "oom": reason}, or {"i"} for a candidate that is kept), and
+  //    rank 0 tells every rank which candidates are kept.
+  std::vector<PlanEntry> kept;
+  std::vector<std::size_t> kept_at;   // candidate index of each kept entry
+  std::vector<std::string> verdicts;
   const std::size_t report_every = std::max<std::size_t>(1, all.size() / 20);
-  for (const PlanCandidate& c : all) {
-    ++out.enumerated;
-    if (options.progress && out.enumerated % report_every == 0) options.progress(out.enumerated, all.size(), 0);
+  std::size_t checked = 0;
+  auto count_invalid = [&](const std::string& why) {
+    ++out.invalid;
+    ++out.invalid_reasons[why];
+  };
+  auto count_oom = [&](const std::string& why) {
+    ++out.out_of_memory;
+    ++out.out_of_memory_reasons[why];
+  };
+  for (std::size_t i = rank; i < all.size(); i += size) {
+    checked += size;
+    if (options.progress && checked / report_every != (checked - size) / report_every)
+      options.progress(std::min(checked, all.size()), all.size(), 0);
     PlanEntry e;
-    e.candidate = c;
-    e.scenario = apply_candidate(base, c, gpus);
+    e.candidate = all[i];
+    e.scenario = apply_candidate(base, all[i], gpus);
     const Diagnostics d = validate(e.scenario);
     if (d.has_errors()) {
-      ++out.invalid;
+      std::string why = "invalid";
       for (const Diagnostic& x : d.items())
         if (x.severity == Severity::Error) {
-          ++out.invalid_reasons[x.path + ": " + without_numbers(x.message)];
+          why = x.path + ": " + without_numbers(x.message);
           break;
         }
+      if (rank == 0) count_invalid(why);
+      else verdicts.push_back(nlohmann::json{{"i", i}, {"invalid", why}}.dump());
       continue;
     }
     e.memory = estimate_memory(e.scenario, options.memory);
     if (!e.memory.fits) {
-      ++out.out_of_memory;
-      ++out.out_of_memory_reasons[largest_memory_item(e.memory)];
+      if (rank == 0) count_oom(largest_memory_item(e.memory));
+      else verdicts.push_back(nlohmann::json{{"i", i}, {"oom", largest_memory_item(e.memory)}}.dump());
       continue;
     }
+    if (rank != 0) verdicts.push_back(nlohmann::json{{"i", i}}.dump());
     kept.push_back(std::move(e));
+    kept_at.push_back(i);
+  }
+  out.enumerated = all.size();
+  if (dist != nullptr) {
+    const std::vector<std::string> received = gather_on_root(verdicts, *dist);
+    std::vector<std::size_t> kept_index;
+    if (rank == 0) {
+      std::set<std::size_t> keep(kept_at.begin(), kept_at.end());
+      for (const std::string& line : received) {
+        nlohmann::json j;
+        try {
+          j = nlohmann::json::parse(line);
+        } catch (const nlohmann::json::exception& e) {
+          throw std::runtime_error(std::string("a verdict from another rank is malformed: ") + e.what());
+        }
+        const std::size_t i = j.at("i").get<std::size_t>();
+        if (i >= all.size()) throw std::runtime_error("a verdict from another rank names candidate " + std::to_string(i));
+        if (j.contains("invalid")) count_invalid(j.at("invalid").get<std::string>());
+        else if (j.contains("oom")) count_oom(j.at("oom").get<std::string>());
+        else keep.insert(i);
+      }
+      kept_index.assign(keep.begin(), keep.end());   // ascending: the order of a single process
+    }
+    kept_index = decode_indices(dist->broadcast(rank == 0 ? encode_indices(kept_index) : std::string()));
+    // Every rank now holds every kept candidate, in candidate order; rank 0 also their memory.
+    std::map<std::size_t, PlanEntry> own;
+    for (std::size_t k = 0; k < kept.size(); ++k) own.emplace(kept_at[k], std::move(kept[k]));
+    std::vector<PlanEntry> every;
+    for (std::size_t i : kept_index) {
+      if (i >= all.size()) throw std::runtime_error("rank 0 kept candidate " + std::to_string(i) + " of " +
+                                                    std::to_string(all.size()) + ": the ranks enumerated different lists");
+      const auto it = own.find(i);
+      if (it != own.end()) {
+        every.push_back(std::move(it->second));
+        continue;
+      }
+      PlanEntry e;
+      e.candidate = all[i];
+      e.scenario = apply_candidate(base, all[i], gpus);
+      if (rank == 0) e.memory = estimate_memory(e.scenario, options.memory);
+      every.push_back(std::move(e));
+    }
+    kept = std::move(every);
   }
 
-  std::vector<PointResult> results(kept.size());
-  if (options.jobs > 1 && kept.size() > 1) {
-    std::vector<SweepPoint> points(kept.size());
-    for (std::size_t i = 0; i < kept.size(); ++i) {
-      points[i].index = i;
-      points[i].labels = {std::to_string(i)};
+  // Predicts the kept candidates listed in `which`: in worker processes with jobs > 1, else here
+  // (where a layer cache could make candidates of one slice share their backend run).
+  auto predict_share = [&](const std::vector<std::size_t>& which) {
+    std::vector<PointResult> rs(which.size());
+    if (options.jobs > 1 && which.size() > 1) {
+      std::vector<SweepPoint> points(which.size());
+      for (std::size_t k = 0; k < which.size(); ++k) {
+        points[k].index = k;
+        points[k].labels = {std::to_string(k)};
+      }
+      SweepRunOptions ro;
+      ro.jobs = options.jobs;
+      const SweepOutcome so = run_sweep(points, {"candidate"}, [&](const SweepPoint& p) {
+        return predict_one(predict, kept[which[p.index]].scenario);
+      }, ro);
+      for (const PointResult& r : so.results) rs[std::stoul(r.labels[0])] = r;
+    } else {
+      for (std::size_t k = 0; k < which.size(); ++k) {
+        rs[k] = predict_one(predict, kept[which[k]].scenario);
+        if (options.progress && (k + 1) % std::max<std::size_t>(1, which.size() / 20) == 0)
+          options.progress(out.enumerated, all.size(), k + 1);
+      }
     }
-    SweepRunOptions ro;
-    ro.jobs = options.jobs;
-    const SweepOutcome so = run_sweep(points, {"candidate"}, [&](const SweepPoint& p) {
-      return predict_one(predict, kept[p.index].scenario);
-    }, ro);
-    for (const PointResult& r : so.results) results[std::stoul(r.labels[0])] = r;
+    return rs;
+  };
+  // 2. Predictions: under a distribution, whole model-parallel slices to the ranks in turn.
+  std::vector<PointResult> results;
+  if (dist == nullptr) {
+    std::vector<std::size_t> every(kept.size());
+    for (std::size_t i = 0; i < kept.size(); ++i) every[i] = i;
+    results = predict_share(every);
   } else {
+    // Whole slices to ranks in turn, in the order their first candidate appears.
+    std::map<std::string, int> slice_owner;
+    std::vector<int> owner(kept.size());
     for (std::size_t i = 0; i < kept.size(); ++i) {
-      results[i] = predict_one(predict, kept[i].scenario);
-      if (options.progress && (i + 1) % std::max<std::size_t>(1, kept.size() / 20) == 0)
-        options.progress(out.enumerated, all.size(), i + 1);
+      const std::string key = slice_key ? slice_key(kept[i].scenario) : std::to_string(i);
+      const auto it = slice_owner.emplace(key, static_cast<int>(slice_owner.size()) % dist->size()).first;
+      owner[i] = it->second;
     }
+    results = evaluate_distributed(kept.size(), owner, predict_share, *dist);
+    if (dist->rank() != 0) return out;
   }
 
   std::vector<PlanEntry> ok;

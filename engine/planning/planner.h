@@ -12,6 +12,7 @@
 
 #include "engine/core/diagnostics.h"
 #include "engine/memory/memory_model.h"
+#include "engine/planning/point_distribution.h"
 #include "engine/planning/sweep_result.h"
 #include "engine/scenario/scenario.h"
 
@@ -52,6 +53,13 @@ struct PlanOptions {
                                           // for training, ttft_s for prefill
   MemoryOptions memory;                   // memory.recompute set: only that recomputation is searched
   PlanSearch search;
+  // Cooperating processes (MPI ranks) that share the work: every rank enumerates the same list,
+  // validates and checks the memory of every size-th candidate and sends its verdicts to rank 0,
+  // which tells every rank which candidates are kept; then whole model-parallel slices go to the
+  // ranks in turn (each slice's backend run happens on one rank) and rank 0 gathers the predictions
+  // and ranks them. nullptr or one rank: this process does everything. The ranks other than 0
+  // return an outcome without `best` and without counts.
+  PointDistribution* distribution = nullptr;
   // Called now and then with (candidates checked, candidates in all, predicted so far).
   std::function<void(std::size_t, std::size_t, std::size_t)> progress;
 };
@@ -80,6 +88,9 @@ struct PlanOutcome {
 using ScenarioValidator = std::function<Diagnostics(const Scenario&)>;
 // Predicts one valid, fitting scenario; may throw (the candidate is then counted as failed).
 using ScenarioPredictor = std::function<PointMetrics(const Scenario&)>;
+// The key that groups candidates sharing one backend run (point_eval.h's layer_cache_key); under a
+// distribution each group is predicted on one rank. nullptr: every candidate is its own group.
+using SliceKey = std::function<std::string(const Scenario&)>;
 
 // Every candidate on `gpus` GPUs (tp divides gpus_per_node; cp*tp*pp divides gpus; for a2a+p2p
 // every split with 2 <= A < cp; the tp-cp-ep-pp-dp order only when pp > 1 and dp > 1, the only
@@ -95,7 +106,7 @@ std::vector<PlanCandidate> enumerate_candidates(const Scenario& base, int gpus,
 Scenario apply_candidate(const Scenario& base, const PlanCandidate& c, int gpus);
 
 PlanOutcome plan(const Scenario& base, const PlanOptions& options, const ScenarioValidator& validate,
-                 const ScenarioPredictor& predict);
+                 const ScenarioPredictor& predict, const SliceKey& slice_key = nullptr);
 
 // The one-sentence explanation of an entry relative to the best one (`best` may be the entry itself).
 std::string explain(const PlanEntry& e, const PlanEntry& best, const std::string& metric);

@@ -23,9 +23,11 @@ std::string first_error(const Diagnostics& d) {
   return "invalid";
 }
 
+}  // namespace
+
 // What the layer graph of a scenario's model-parallel slice depends on (the rest of the scenario is
 // the planner's base, the same for every candidate).
-std::string slice_key(const Scenario& s, const std::string& backend) {
+std::string layer_cache_key(const Scenario& s, const std::string& backend) {
   const Scenario t = step::model_parallel_slice(s);
   std::string k = backend + "|" + std::to_string(t.tp()) + "|" + std::to_string(t.cp()) + "|" +
                   std::to_string(t.cluster.nodes) + "x" + std::to_string(t.cluster.gpus_per_node) + "|mbs" +
@@ -37,14 +39,12 @@ std::string slice_key(const Scenario& s, const std::string& backend) {
   return k;
 }
 
-}  // namespace
-
 PointMetrics predict_scenario(const Scenario& s, const std::string& backend,
                               const BackendRegistry& registry, LayerCache* layer_cache) {
   const std::string name = backend.empty() ? s.simulation.backend : backend;
   Report r;
   StepReport step;
-  const std::string key = slice_key(s, name);
+  const std::string key = layer_cache_key(s, name);
   if (layer_cache != nullptr && layer_cache->count(key) > 0) {
     r = layer_cache->at(key);
     step = step::compose_step(s, layer_times_of(r),

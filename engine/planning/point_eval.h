@@ -19,6 +19,8 @@ namespace hcpsim::planning {
 // split, micro-batch, ...) so that candidates differing only in pp, vpp, dp, recomputation or the
 // optimizer run the backend once.
 using LayerCache = std::map<std::string, Report>;
+// The LayerCache key of a scenario: what its model-parallel slice's layer graph depends on.
+std::string layer_cache_key(const Scenario& s, const std::string& backend);
 PointMetrics predict_scenario(const Scenario& s, const std::string& backend,
                               const BackendRegistry& registry, LayerCache* layer_cache = nullptr);
 

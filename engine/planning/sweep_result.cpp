@@ -195,6 +195,29 @@ FileFormat file_format_for(const std::string& path) {
   return ends(".json") || ends(".jsonl") ? FileFormat::JsonLines : FileFormat::Csv;
 }
 
+bool is_preamble_line(const std::string& line) {
+  return line.rfind("# ", 0) == 0 || line.rfind("{\"hcpsim_sweep_shard\"", 0) == 0;
+}
+
+void write_results_file(const std::string& path, const std::vector<PointResult>& rs,
+                        const std::vector<std::string>& columns, const std::string& preamble) {
+  const std::string tmp = path + ".tmp";
+  {
+    std::ofstream out(tmp, std::ios::binary | std::ios::trunc);
+    if (!out) throw std::runtime_error(tmp + ": cannot write the sweep results file");
+    if (!preamble.empty()) out << preamble << '\n';
+    const FileFormat fmt = file_format_for(path);
+    if (fmt == FileFormat::Csv) out << csv_header(columns) << '\n';
+    for (const auto& r : rs) out << (fmt == FileFormat::Csv ? csv_row(r) : to_json(r, columns).dump()) << '\n';
+    out.flush();
+    if (!out) throw std::runtime_error(tmp + ": writing the sweep results failed (disk full?)");
+  }
+  if (std::rename(tmp.c_str(), path.c_str()) != 0) {
+    std::remove(tmp.c_str());
+    throw std::runtime_error(path + ": cannot replace the sweep results file");
+  }
+}
+
 std::vector<PointResult> read_results_file(const std::string& path,
                                            const std::vector<std::string>& columns) {
   std::vector<PointResult> out;
@@ -212,7 +235,7 @@ std::vector<PointResult> read_results_file(const std::string& path,
   std::vector<std::string> header;
   while (std::getline(lines, line)) {
     ++line_no;
-    if (line.empty()) continue;
+    if (line.empty() || (line_no == 1 && is_preamble_line(line))) continue;
     const std::string where = path + ":" + std::to_string(line_no) + ": ";
     if (fmt == FileFormat::JsonLines) {
       try {

@@ -64,10 +64,20 @@ enum class FileFormat { Csv, JsonLines };
 FileFormat file_format_for(const std::string& path);
 
 // Results already in an output file (for --resume). A missing file gives an empty list; a last line
-// without its newline (the sweep was killed while writing it) is ignored. Throws std::runtime_error
-// when the header's axis columns differ from `columns`.
+// without its newline (the sweep was killed while writing it) is ignored, and so is a preamble line.
+// Throws std::runtime_error when the header's axis columns differ from `columns`.
 std::vector<PointResult> read_results_file(const std::string& path,
                                            const std::vector<std::string>& columns);
+
+// True for the optional first line of a results file that carries metadata instead of a point: "# ..."
+// in CSV, {"hcpsim_sweep_shard": ...} in JSON lines (the shard header, engine/planning/sweep_shard.h).
+bool is_preamble_line(const std::string& line);
+
+// Writes a whole results file (the optional preamble line, the CSV header, one row or JSON line per
+// result, in the given order) to PATH.tmp and renames it over PATH, so that a reader never sees half
+// a file. Throws std::runtime_error naming the file when it cannot be written.
+void write_results_file(const std::string& path, const std::vector<PointResult>& rs,
+                        const std::vector<std::string>& columns, const std::string& preamble = "");
 
 // Sorts ok points by the metric (best first; NaN last), then invalid and failed points.
 void sort_results(std::vector<PointResult>& rs, const std::string& metric);

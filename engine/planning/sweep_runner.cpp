@@ -14,6 +14,7 @@
 #include <filesystem>
 #include <fstream>
 #include <map>
+#include <algorithm>
 #include <ostream>
 #include <set>
 #include <stdexcept>
@@ -103,7 +104,7 @@ class Progress {
 
 // Prepares the output file: with resume, cut a partial last line; otherwise (or when new) write the header.
 void prepare_output(const std::string& path, const std::vector<std::string>& columns, bool resume,
-                    bool has_rows) {
+                    bool has_rows, const std::string& preamble) {
   namespace fs = std::filesystem;
   const bool exists = fs::exists(path);
   if (resume && exists) {
@@ -116,7 +117,26 @@ void prepare_output(const std::string& path, const std::vector<std::string>& col
   }
   std::ofstream out(path, std::ios::trunc);
   if (!out) throw std::runtime_error(path + ": cannot write the sweep results file");
+  if (!preamble.empty()) out << preamble << '\n';
   if (file_format_for(path) == FileFormat::Csv) out << csv_header(columns) << '\n';
+}
+
+// Results in the order of `points` (matched by key); rows of the file that are no point of this
+// sweep keep their order after them.
+void sort_by_point(std::vector<PointResult>& rs, const std::vector<SweepPoint>& points,
+                   const std::vector<std::string>& columns) {
+  std::map<std::string, std::size_t> position;
+  for (std::size_t i = 0; i < points.size(); ++i) position.emplace(points[i].key(columns), i);
+  std::vector<std::pair<std::size_t, PointResult>> keyed;
+  keyed.reserve(rs.size());
+  for (PointResult& r : rs) {
+    SweepPoint tmp;
+    tmp.labels = r.labels;
+    const auto it = position.find(tmp.key(columns));
+    keyed.emplace_back(it == position.end() ? points.size() : it->second, std::move(r));
+  }
+  std::stable_sort(keyed.begin(), keyed.end(), [](const auto& a, const auto& b) { return a.first < b.first; });
+  for (std::size_t i = 0; i < rs.size(); ++i) rs[i] = std::move(keyed[i].second);
 }
 
 }  // namespace
@@ -125,40 +145,58 @@ SweepOutcome run_sweep(const std::vector<SweepPoint>& points, const std::vector<
                        const PointEvaluator& evaluate, const SweepRunOptions& options) {
   if (options.jobs < 0) throw std::invalid_argument("jobs must be >= 0 (0 = number of CPUs)");
   const auto t0 = Clock::now();
+  PointDistribution* dist = is_distributed(options.distribution) ? options.distribution : nullptr;
+  const bool root = dist == nullptr || dist->rank() == 0;
   SweepOutcome outcome;
   std::set<std::string> done_keys;
-  if (options.resume && !options.out_path.empty()) {
-    for (PointResult& r : read_results_file(options.out_path, columns)) {
-      SweepPoint tmp;
-      tmp.labels = r.labels;
-      done_keys.insert(tmp.key(columns));
-      outcome.results.push_back(std::move(r));
-    }
-    outcome.resumed = outcome.results.size();
-  }
   std::ofstream out;
   const FileFormat fmt = file_format_for(options.out_path);
-  if (!options.out_path.empty()) {
-    prepare_output(options.out_path, columns, options.resume, !outcome.results.empty());
-    out.open(options.out_path, std::ios::app);
-    if (!out) throw std::runtime_error(options.out_path + ": cannot append to the sweep results file");
-  }
-
+  const bool writes = root && !options.out_path.empty();
   std::vector<std::size_t> todo;
-  for (std::size_t i = 0; i < points.size(); ++i)
-    if (!done_keys.count(points[i].key(columns))) todo.push_back(i);
+  if (root) {
+    if (options.resume && !options.out_path.empty()) {
+      for (PointResult& r : read_results_file(options.out_path, columns)) {
+        SweepPoint tmp;
+        tmp.labels = r.labels;
+        done_keys.insert(tmp.key(columns));
+        outcome.results.push_back(std::move(r));
+      }
+      outcome.resumed = outcome.results.size();
+    }
+    if (writes) {
+      prepare_output(options.out_path, columns, options.resume, !outcome.results.empty(), options.preamble);
+      out.open(options.out_path, std::ios::app);
+      if (!out) throw std::runtime_error(options.out_path + ": cannot append to the sweep results file");
+    }
+    for (std::size_t i = 0; i < points.size(); ++i)
+      if (!done_keys.count(points[i].key(columns))) todo.push_back(i);
+  }
+  std::map<std::string, std::size_t> position;   // point key -> index in `points` (rank 0 of a distribution)
+  std::vector<std::size_t> mine = todo;
+  if (dist != nullptr) {
+    todo = decode_indices(dist->broadcast(root ? encode_indices(todo) : std::string()));
+    for (std::size_t i : todo)
+      if (i >= points.size())
+        throw std::runtime_error("rank 0 sent point " + std::to_string(i) + " but this rank has " +
+                                 std::to_string(points.size()) + " points: the ranks expanded different sweeps");
+    mine = round_robin_share(todo, dist->rank(), dist->size());
+    if (root)
+      for (std::size_t i : todo) position.emplace(points[i].key(columns), i);
+  }
 
   long cpus = ::sysconf(_SC_NPROCESSORS_ONLN);
   const std::size_t jobs = options.jobs > 0 ? static_cast<std::size_t>(options.jobs)
                                             : static_cast<std::size_t>(cpus > 0 ? cpus : 1);
-  Progress progress(options.progress, options.progress_tty, todo.size());
+  Progress progress(root ? options.progress : nullptr, options.progress_tty, todo.size());
   std::size_t bad = 0;
   std::map<pid_t, Worker> active;
   std::size_t next = 0;
 
   auto record = [&](PointResult r) {
     if (r.status != PointStatus::Ok) ++bad;
-    if (out.is_open()) {
+    if (!root) {
+      dist->send_result(to_json(r, columns).dump());
+    } else if (out.is_open()) {
       out << (fmt == FileFormat::Csv ? csv_row(r) : to_json(r, columns).dump()) << '\n';
       out.flush();
     }
@@ -166,10 +204,30 @@ SweepOutcome run_sweep(const std::vector<SweepPoint>& points, const std::vector<
     ++outcome.evaluated;
     progress.update(outcome.evaluated, bad, false);
   };
+  // Rank 0: results of the other ranks, recorded as they come.
+  auto collect = [&] {
+    for (const std::string& line : dist->poll_results()) {
+      PointResult r;
+      try {
+        r = point_from_json(nlohmann::json::parse(line), columns);
+      } catch (const std::exception& e) {
+        throw std::runtime_error(std::string("a result from another rank is malformed: ") + e.what());
+      }
+      SweepPoint tmp;
+      tmp.labels = r.labels;
+      if (!position.count(tmp.key(columns)))
+        throw std::runtime_error("another rank sent point " + tmp.key(columns) + ", which is not to be run");
+      record(std::move(r));
+    }
+  };
+  const int finished_before = dist != nullptr && root ? dist->finished_ranks() : 0;
+  auto remote_pending = [&] {
+    return dist != nullptr && root && dist->finished_ranks() - finished_before < dist->size() - 1;
+  };
 
-  while (next < todo.size() || !active.empty()) {
-    while (next < todo.size() && active.size() < jobs) {
-      const SweepPoint& p = points[todo[next]];
+  while (next < mine.size() || !active.empty() || remote_pending()) {
+    while (next < mine.size() && active.size() < jobs) {
+      const SweepPoint& p = points[mine[next]];
       if (out.is_open()) out.flush();
       std::vector<int> others;
       for (auto& [_, w] : active) others.push_back(w.fd);
@@ -182,7 +240,7 @@ SweepOutcome run_sweep(const std::vector<SweepPoint>& points, const std::vector<
       }
       const pid_t pid = child.pid;
       Worker w;
-      w.point = todo[next];
+      w.point = mine[next];
       w.fd = child.result_fd;
       w.start = Clock::now();
       active.emplace(pid, std::move(w));
@@ -195,7 +253,8 @@ SweepOutcome run_sweep(const std::vector<SweepPoint>& points, const std::vector<
       fds.push_back(w.fd);
       pids.push_back(pid);
     }
-    const std::vector<bool> ready = poll_readable(fds, 200, "sweep");
+    // Under a distribution rank 0 also watches the other ranks, so it wakes up more often.
+    const std::vector<bool> ready = poll_readable(fds, dist != nullptr && root ? 20 : 200, "sweep");
     for (std::size_t i = 0; i < fds.size(); ++i) {
       Worker& w = active.at(pids[i]);
       const bool eof = ready[i] && !read_available(w.fd, w.buffer);
@@ -225,8 +284,17 @@ SweepOutcome run_sweep(const std::vector<SweepPoint>& points, const std::vector<
       active.erase(pids[i]);
       record(std::move(r));
     }
+    if (dist != nullptr && root) collect();
   }
+  if (!root) dist->send_done();
   progress.update(outcome.evaluated, bad, true);
+  if (root) {
+    sort_by_point(outcome.results, points, columns);
+    if (writes) {
+      out.close();
+      write_results_file(options.out_path, outcome.results, columns, options.preamble);
+    }
+  }
   outcome.wall_s = seconds_since(t0);
   return outcome;
 }

@@ -1,12 +1,15 @@
 #pragma once
 // Runs sweep points in worker processes: one fork per point, at most `jobs` at once, each result
 // sent back through a pipe as one JSON line, appended to the output file as soon as it arrives
-// (flushed), so an interrupted sweep keeps its finished points and --resume skips them.
+// (flushed), so an interrupted sweep keeps its finished points and --resume skips them. When every
+// point has finished, the file is rewritten in point order (first axis slowest), so that a sweep gives
+// the same file however it was run: any -j, under MPI (PointDistribution), or as merged shards.
 #include <functional>
 #include <iosfwd>
 #include <string>
 #include <vector>
 
+#include "engine/planning/point_distribution.h"
 #include "engine/planning/sweep_result.h"
 #include "engine/planning/sweep_spec.h"
 
@@ -22,12 +25,19 @@ struct SweepRunOptions {
   std::ostream* progress = nullptr;  // progress bar target (stderr); nullptr = silent
   bool progress_tty = false;         // redraw one line with '\r' instead of printing lines
   double point_timeout_s = 0;        // a worker running longer is killed (point = error); 0 = never
+  std::string preamble;              // first line of the output file (a shard header), "" = none
+  // Several cooperating processes (MPI ranks): rank 0 reads and writes out_path, chooses the points
+  // still to do and collects the results; every rank evaluates every size-th of them. nullptr or a
+  // one-rank distribution: this process does everything.
+  PointDistribution* distribution = nullptr;
 };
 
 struct SweepOutcome {
-  std::vector<PointResult> results;  // resumed points first, then in completion order
+  // In point order (resumed rows that are not points of this sweep last). Under a distribution,
+  // rank 0 has every result, the other ranks only their own.
+  std::vector<PointResult> results;
   std::size_t resumed = 0;           // points taken from the existing output file
-  std::size_t evaluated = 0;         // points run now
+  std::size_t evaluated = 0;         // points run now (rank 0 of a distribution: by all ranks)
   double wall_s = 0;
 };
 
