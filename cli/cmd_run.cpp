@@ -226,7 +226,7 @@ void add_run_command(CLI::App& app, CliContext& ctx) {
   cmd->callback([args, &ctx]() {
     // Multi-process runs (--device cpu, or GPUs without --emulate-ranks) live in hcpsim-mpi, which
     // links MPI; hcpsim links SimGrid, whose SMPI defines the same symbols (cli/run_worker.h).
-    const bool multi_process = args->device == "cpu" || !args->emulate;
+    [[maybe_unused]] const bool multi_process = args->device == "cpu" || !args->emulate;
     if (args->format != "text" && args->device != "cpu") {
       std::cerr << "hcpsim run: error: --format json: only with --device cpu for now\n";
       ctx.exit_code = 1;
@@ -258,7 +258,6 @@ void add_run_command(CLI::App& app, CliContext& ctx) {
 #ifdef HCPSIM_HAVE_CUDA
     ctx.exit_code = run_on_gpus(*args);
 #else
-    (void)multi_process;
     std::cerr << "hcpsim run: error: this hcpsim was built without CUDA support (configure with "
                  "-DHCPSIM_WITH_CUDA=ON on a machine with nvcc, NCCL and MPI); `hcpsim simulate "
               << args->scenario.file << "` predicts the same scenario, and `mpirun -np N hcpsim run "

@@ -7,6 +7,7 @@
 
 #include "engine/layout/rank_layout.h"
 #include "engine/schedule/build.h"
+#include "kernels/call_plan.h"
 #include "kernels/cpu_device.h"
 #include "kernels/mpi_comm.h"
 #include "kernels/rank_schedule.h"
@@ -69,6 +70,8 @@ CpuRunResult run_on_cpus(const Scenario& s, const CpuRunOptions& o, std::ostream
                              std::to_string(w.size) + " processes were started (mpirun -np " +
                              std::to_string(layout.world_size()) + ")");
   const TaskGraph g = build_task_graph(s, layout, go);
+  const auto problems = check_call_plan(g, layout, build_call_plan(g));
+  if (!problems.empty()) throw std::runtime_error(who + ": the call plan would hang: " + problems.front());
   MpiComm comm;
   comm.open_groups(layout, collective_group_kinds(g));
   CpuDevice device(g, s, layout, w.rank, o.seed);
