@@ -14,6 +14,7 @@
 #include "kernels/cuda_device.h"
 #include "kernels/device.h"
 #include "kernels/nccl_comm.h"
+#include "kernels/nccl_loader.h"
 #include "kernels/rank_schedule.h"
 
 namespace hcpsim::kernels {
@@ -39,6 +40,7 @@ Trace run_distributed(const TaskGraph& g, const RankLayout& layout, const Distri
   const int local = env_int("OMPI_COMM_WORLD_LOCAL_RANK", env_int("SLURM_LOCALID", w.rank % std::max(devices, 1)));
   check_cuda(cudaSetDevice(local % devices), (who + ": cudaSetDevice").c_str());
 
+  if (w.rank == 0) log << nccl_library_description() << '\n';
   NcclComm comm(o.timeout_s);
   try {
     comm.open_groups(layout, collective_group_kinds(g));
