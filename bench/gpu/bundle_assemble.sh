@@ -2,8 +2,9 @@
 # Assembles a portable bundle from built executables: OUT/bin/<each executable> with every shared
 # library it needs that a bare CUDA machine may lack copied into OUT/bin/lib, RPATH $ORIGIN/lib on
 # the executables and $ORIGIN on the libraries (DT_RPATH, so that it also serves indirect
-# dependencies); debug information stripped (symbols kept for backtraces). Left outside, as the target machine has them: glibc (libc, libm, libdl, libpthread,
-# librt, the loader), libstdc++, libgcc_s, and the CUDA driver and runtime.
+# dependencies); debug information stripped (symbols kept for backtraces). Left outside, as the
+# target machine has them: glibc (libc, libm, libdl, libpthread, librt, the loader), libstdc++,
+# libgcc_s and the CUDA driver.
 #   usage: bench/gpu/bundle_assemble.sh OUT EXECUTABLE...
 set -euo pipefail
 [ $# -ge 2 ] || { echo "usage: $0 OUT EXECUTABLE..." >&2; exit 2; }
@@ -11,11 +12,13 @@ command -v patchelf > /dev/null || { echo "bundle: patchelf is missing (apt inst
 out=$1
 shift
 mkdir -p "$out/bin/lib"
-# Libraries resolved from the target machine (keep in step with bundle_check.sh).
+# Libraries resolved from the target machine (bundle_check.sh allows these). The CUDA runtime is
+# allowed outside too but shipped all the same (under 1 MiB): PyTorch machines often have it only
+# inside Python wheels, off the loader's path.
 system_lib() {
   case "$(basename "$1")" in
     linux-vdso.so*|ld-linux*.so*|libc.so*|libm.so*|libdl.so*|libpthread.so*|librt.so*|libstdc++.so*|libgcc_s.so*) return 0 ;;
-    libcuda.so*|libcudart.so*|libnvidia-*.so*) return 0 ;;
+    libcuda.so*|libnvidia-*.so*) return 0 ;;
   esac
   return 1
 }
