@@ -14,13 +14,14 @@ ROOT=$(cd "$(dirname "$0")/../.." && pwd)
 [ $# -ge 1 ] || { echo "usage: $0 OUT [BUILD_DIR]" >&2; exit 2; }
 OUT=$1
 BUILD=${2:-$ROOT/build-bundle}
+mkdir -p "$BUILD"
 launcher=()
 command -v ccache > /dev/null && launcher=(-DCMAKE_CXX_COMPILER_LAUNCHER=ccache -DCMAKE_CUDA_COMPILER_LAUNCHER=ccache)
 cmake -S "$ROOT" -B "$BUILD" -G Ninja -DCMAKE_BUILD_TYPE=Release -DHCPSIM_WITH_CUDA=ON \
   -DCMAKE_CUDA_ARCHITECTURES=90 -DHCPSIM_WITH_GUI=OFF -DHCPSIM_WITH_SIMGRID=OFF -DHCPSIM_BUILD_BENCH=OFF \
-  "${launcher[@]}" > "$BUILD.cmake.log" 2>&1 || { tail -30 "$BUILD.cmake.log"; exit 1; }
-grep "hcpsim parts" "$BUILD.cmake.log"
-grep -q "cuda=ON" "$BUILD.cmake.log" || { echo "bundle: CUDA is off in this build (nvcc, NCCL headers and MPI needed here)" >&2; exit 1; }
+  "${launcher[@]}" > "$BUILD/bundle-cmake.log" 2>&1 || { tail -30 "$BUILD/bundle-cmake.log"; exit 1; }
+grep "hcpsim parts" "$BUILD/bundle-cmake.log"
+grep -q "cuda=ON" "$BUILD/bundle-cmake.log" || { echo "bundle: CUDA is off in this build (nvcc, NCCL headers and MPI needed here)" >&2; exit 1; }
 cmake --build "$BUILD" --target hcpsim test_kernels -j"$(nproc)"
 rm -rf "$OUT"
 "$ROOT/bench/gpu/bundle_assemble.sh" "$OUT" "$BUILD/cli/hcpsim" "$BUILD/tests/kernels/test_kernels"
