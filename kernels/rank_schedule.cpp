@@ -6,6 +6,7 @@
 #include <cstring>
 #include <set>
 #include <stdexcept>
+#include <string_view>
 #include <thread>
 
 namespace hcpsim::kernels {
@@ -63,6 +64,11 @@ std::optional<InjectedFailure> injected_failure_from_env() {
     throw std::invalid_argument(std::string("HCPSIM_RUNNER_FAIL: '") + v + "': the rank before ':' is not a number");
   }
   f.task = colon + 1;
+  constexpr std::string_view kHang = ":hang";
+  if (f.task.size() > kHang.size() && f.task.compare(f.task.size() - kHang.size(), kHang.size(), kHang) == 0) {
+    f.task.resize(f.task.size() - kHang.size());
+    f.hang = true;
+  }
   return f;
 }
 
@@ -112,6 +118,10 @@ RankTimes run_rank_schedule(const TaskGraph& g, int rank, RankComm& comm, RankDe
       if (injected_here(id)) {   // fail where the task would run: after its inputs have arrived
         for (TaskId d : g.deps(id))
           if (g.task(d).rank == rank) wait_until(d, "did not finish", [&] { return device.finished(d); });
+        if (fail->hang) {   // stop issuing and stay silent until the job is ended from outside
+          std::this_thread::sleep_for(std::chrono::duration<double>(o.timeout_s + 60));
+          throw std::runtime_error(what + ": hung on purpose (HCPSIM_RUNNER_FAIL) and was never ended");
+        }
         throw std::runtime_error(what + ": failed on purpose (HCPSIM_RUNNER_FAIL)");
       }
       if (is_communication(t.kind)) {

@@ -29,10 +29,13 @@ std::vector<TaskId> rank_issue_order(const TaskGraph& g, int rank);
 std::string describe_task(const TaskGraph& g, int rank, TaskId id);
 
 // Test hook: HCPSIM_RUNNER_FAIL="RANK:TASK" (TASK a task id or display name) makes that rank fail
-// when it reaches that task, as a crashed kernel would. Parsed from the environment.
+// when it reaches that task, as a crashed kernel would; "RANK:TASK:hang" makes it stop there
+// without a word, as a stuck peer would (the other ranks then hit their deadline). Parsed from the
+// environment.
 struct InjectedFailure {
   int rank = -1;
   std::string task;
+  bool hang = false;
 };
 std::optional<InjectedFailure> injected_failure_from_env();
 

@@ -5,6 +5,8 @@
 #   check   NP HCPSIM FILE [overrides]   --check --format json: exit 0 and a max_rel_error below 1e-4
 #   fail    NP HCPSIM FILE RANK TASK      HCPSIM_RUNNER_FAIL=RANK:TASK: nonzero exit within 10 s, and
 #                                         the message names the rank and the task
+#   hang    NP HCPSIM FILE RANK TASK      HCPSIM_RUNNER_FAIL=RANK:TASK:hang with --timeout 3: another rank
+#                                         reports what it waited for, and the job ends within 20 s
 #   compare NP HCPSIM FILE OUTDIR         measured trace + analytic prediction; `hcpsim compare` reads both
 set -uo pipefail
 mode=$1 np=$2 hcpsim=$3 file=$4
@@ -35,6 +37,21 @@ case "$mode" in
     printf '%s\n' "$out" | grep -Eq "rank $rank: task [0-9]+ \\($task\\)" || fail "no message naming rank $rank and task $task"
     awk -v e="$elapsed" 'BEGIN { exit !(e < 10) }' || fail "every rank ended after $elapsed s (limit 10 s)"
     echo "ok: every rank ended in $elapsed s"
+    ;;
+  hang)
+    rank=$1 task=$2
+    start=$(date +%s.%N)
+    out=$(HCPSIM_RUNNER_FAIL="$rank:$task:hang" timeout 60 "${launcher[@]}" "$hcpsim" -q run "$file" --device cpu \
+          --timeout 3 2>&1)
+    rc=$?
+    elapsed=$(awk -v a="$start" -v b="$(date +%s.%N)" 'BEGIN { printf "%.2f", b - a }')
+    echo "$out"
+    [ $rc -ne 0 ] || fail "the job succeeded although rank $rank hung"
+    [ $rc -ne 124 ] || fail "the job hung (killed by timeout)"
+    printf '%s\n' "$out" | grep -Eq "rank [0-9]+: task [0-9]+ \([^)]*\) (did not finish|could not start) within 3 s" ||
+      fail "no rank reported the task it waited for"
+    awk -v e="$elapsed" 'BEGIN { exit !(e < 20) }' || fail "every rank ended after $elapsed s (limit 20 s)"
+    echo "ok: a silent rank $rank was detected; every rank ended in $elapsed s"
     ;;
   compare)
     dir=$1
