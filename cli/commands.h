@@ -15,6 +15,8 @@ namespace hcpsim::cli {
 struct CliContext {
   int exit_code = 0;
   const char* argv0 = "";
+  int argc = 0;              // the whole command line (run hands it to hcpsim-mpi)
+  char** argv = nullptr;
 };
 
 void add_validate_command(CLI::App& app, CliContext& ctx);

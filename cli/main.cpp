@@ -25,6 +25,8 @@ int main(int argc, char** argv) {
   });
   CliContext ctx;
   ctx.argv0 = argv[0];
+  ctx.argc = argc;
+  ctx.argv = argv;
   add_validate_command(app, ctx);
   add_layout_command(app, ctx);
   add_graph_command(app, ctx);

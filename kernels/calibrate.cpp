@@ -19,6 +19,7 @@
 #include "engine/layout/rank_layout.h"
 #include "engine/schedule/build.h"
 #include "kernels/cuda_check.h"
+#include "kernels/nccl_loader.h"
 #include "kernels/device.h"
 #include "kernels/task_timer.h"
 
@@ -223,8 +224,9 @@ int run_calibration(const CalibrateRequest& r, std::ostream& out, std::ostream& 
     if (devices >= 2) {
       const std::vector<std::size_t> sizes = r.quick ? std::vector<std::size_t>{1u << 20, 64u << 20}
                                                      : std::vector<std::size_t>{64u << 10, 1u << 20, 16u << 20, 128u << 20};
+      out << '\n' << nccl_library_description() << '\n';
       LocalNccl nccl(devices, sizes.back());
-      out << "\nNCCL over " << devices << " local GPUs (efficiency = bytes a rank sends / time / link bandwidth)\n";
+      out << "NCCL over " << devices << " local GPUs (efficiency = bytes a rank sends / time / link bandwidth)\n";
       const char* names[] = {"send_recv", "all_to_all", "all_gather"};
       for (int op = 0; op < 3; ++op) {
         for (std::size_t b : sizes) {

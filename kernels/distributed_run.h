@@ -1,20 +1,20 @@
 #pragma once
-// Multi-process run (`mpirun -np N hcpsim run FILE`): one process per GPU and per rank of the
-// scenario. MPI bootstraps NCCL (ncclGetUniqueId on rank 0, MPI_Bcast); a world communicator plus
-// one communicator per group kind the graph's collectives use (ncclCommSplit from the world).
-// The rank's tasks are issued in the graph's global topological order (the same on every rank, so
-// NCCL calls match) on CUDA streams per task stream, cross-stream dependencies as events; compute
-// tasks run the real kernels on synthetic data (task_timer.h); transfers and collectives run on
-// NCCL with the task's bytes. CUDA events around every task give durations on a common clock
-// (an MPI barrier, then one reference event per rank). While work is in flight the host polls
-// events and ncclCommGetAsyncError with a deadline; on error or timeout every communicator is
-// aborted and the message names the rank and the first unfinished task.
+// Multi-process GPU run (`mpirun -np N hcpsim run FILE`, executed by hcpsim-mpi): one process per
+// GPU and per rank of the scenario, running the per-rank schedule shared with the CPU runner
+// (rank_schedule.h) on a CudaDevice (the real kernels on synthetic data, CUDA events on a common
+// clock: an MPI barrier, then one reference event per rank) with an NcclComm (communicators per
+// group kind). While work is in flight the host polls events and NCCL's asynchronous errors with
+// a deadline; on error or timeout every communicator is aborted and the message names the rank
+// and the first unfinished task.
 #include <cstdint>
 #include <iosfwd>
 
 #include "engine/graph/task_graph.h"
 #include "engine/layout/rank_layout.h"
+#include "engine/scenario/scenario.h"
 #include "engine/trace/trace.h"
+#include "kernels/mpi_comm.h"
+#include "kernels/run_scenario.h"
 
 namespace hcpsim::kernels {
 
@@ -25,18 +25,14 @@ struct DistributedOptions {
   int gpus_per_node = 8;
 };
 
-// True when this process was started by an MPI launcher (OpenMPI, PMI, Slurm).
-bool launched_by_mpi();
-
 // Runs the graph; returns the whole trace on MPI rank 0 and an empty trace elsewhere. Throws
 // std::runtime_error naming this rank (and the task) on any failure; the caller should then end
-// the job (MPI_Abort) so that the other ranks stop too.
+// the job (abort_all_ranks) so that the other ranks stop too.
 Trace run_distributed(const TaskGraph& g, const RankLayout& layout, const DistributedOptions& options,
                       std::ostream& log);
 
-// MPI_Abort(MPI_COMM_WORLD, code) when MPI is initialised; no-op otherwise.
-void abort_all_ranks(int code);
-// MPI_Finalize when MPI is initialised.
-void finalize_mpi();
+// The scenario's graph (no payloads) run by run_distributed. Throws with the whole message when
+// there is no GPU or when a multi-rank scenario was not started by an MPI launcher.
+GpuRunResult run_distributed_scenario(const Scenario& s, const GpuRunOptions& options, std::ostream& log);
 
 }  // namespace hcpsim::kernels

@@ -93,21 +93,27 @@ VerifyResult verify_scenario(const Scenario& s, const VerifyOptions& opt) {
   go.silent_disable_pitfall = opt.silent_disable_pitfall;
   const TaskGraph graph = build_task_graph(s, layout, go);
   const ExecResult ex = execute_reference(graph, s, layout, opt.exec);
-
-  VerifyResult r;
-  r.tolerance = opt.tolerance > 0 ? opt.tolerance : (opt.exec.use_float ? 1e-4 : 1e-5);
+  VerifyResult r = compare_with_dense(s, layout, go.layers, opt.exec.seed,
+                                      opt.tolerance > 0 ? opt.tolerance : (opt.exec.use_float ? 1e-4 : 1e-5), ex.results);
   r.tasks = ex.tasks_run;
-  r.layers = go.layers;
+  return r;
+}
+
+VerifyResult compare_with_dense(const Scenario& s, const RankLayout& layout, int layers, std::uint64_t seed,
+                                double tolerance, const std::vector<std::map<int, RankLayerResult>>& results) {
+  VerifyResult r;
+  r.tolerance = tolerance;
+  r.layers = layers;
   const std::int64_t S = s.model.seq_length, sl = S / s.cp();
   const bool causal = s.model.attn_mask_type == MaskType::Causal;
   auto note = [&](const std::string& m) {
     if (r.detail.empty()) r.detail = m;
   };
-  for (int l = 0; l < go.layers; ++l) {
-    const auto q = global_input(s, opt.exec.seed, l, InputTensor::Q);
-    const auto k = global_input(s, opt.exec.seed, l, InputTensor::K);
-    const auto v = global_input(s, opt.exec.seed, l, InputTensor::V);
-    const auto dout = global_input(s, opt.exec.seed, l, InputTensor::DOut);
+  for (int l = 0; l < layers; ++l) {
+    const auto q = global_input(s, seed, l, InputTensor::Q);
+    const auto k = global_input(s, seed, l, InputTensor::K);
+    const auto v = global_input(s, seed, l, InputTensor::V);
+    const auto dout = global_input(s, seed, l, InputTensor::DOut);
     const DenseResult ref = dense_attention(q, k, v, dout, causal);
     std::map<int, Accum> replicas;   // keyed by dp * pp_size + pp
     for (int rank = 0; rank < layout.world_size(); ++rank) {
@@ -121,7 +127,14 @@ VerifyResult verify_scenario(const Scenario& s, const VerifyOptions& opt) {
         A.dv = Tensor<double>(ref.dv.B, ref.dv.L, ref.dv.H, ref.dv.D);
         A.out_cover.assign(static_cast<std::size_t>(ref.out.B * ref.out.L * ref.out.H), 0);
       }
-      const RankLayerResult& res = ex.results[static_cast<std::size_t>(rank)].at(l);
+      const auto& by_layer = results.at(static_cast<std::size_t>(rank));
+      const auto found = by_layer.find(l);
+      if (found == by_layer.end()) {
+        note("rank " + std::to_string(rank) + " layer " + std::to_string(l) + " has no results");
+        r.out = r.dq = r.dk = r.dv = INFINITY;
+        continue;
+      }
+      const RankLayerResult& res = found->second;
       if (res.out.v.empty() || res.dq.v.empty() || res.dk.v.empty() || res.dv.v.empty()) {
         note("rank " + std::to_string(rank) + " layer " + std::to_string(l) + " did not produce all of O, dQ, dK, dV");
         r.out = r.dq = r.dk = r.dv = INFINITY;

@@ -4,7 +4,9 @@
 // Error measure per tensor: max |x - ref| / max |ref| over the whole tensor (every layer and
 // every DP/PP replica); dK/dV of KV heads replicated over TP ranks (g < tp) are summed first.
 #include <cstdint>
+#include <map>
 #include <string>
+#include <vector>
 
 #include "engine/reference/executor.h"
 #include "engine/scenario/scenario.h"
@@ -31,6 +33,12 @@ struct VerifyResult {
 // S = 2*cp*4, head dim 8, heads per TP rank the smallest count the a2a degrees allow, dp = pp = 1,
 // micro-batch <= 2. Throws std::invalid_argument when the scenario's head ratio is not an integer.
 Scenario shrink_for_cpu(const Scenario& s);
+
+// Compares every rank's O, dQ, dK, dV (results[rank][layer], as the executor or a multi-process
+// run produced them) with dense attention on the same inputs; `layers` layers, data seed `seed`.
+// Fills everything but `tasks`.
+VerifyResult compare_with_dense(const Scenario& s, const RankLayout& layout, int layers, std::uint64_t seed,
+                                double tolerance, const std::vector<std::map<int, RankLayerResult>>& results);
 
 // Runs the check on `s` as given (no shrinking); forward and backward, s.simulation.layers layers.
 VerifyResult verify_scenario(const Scenario& s, const VerifyOptions& opt = {});

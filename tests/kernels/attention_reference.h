@@ -28,7 +28,8 @@ inline HostView dense_host(const std::vector<float>& v, int seq, int heads, int 
 struct RefDims {
   int batch = 1, q_len = 0, kv_len = 0, heads = 1, kv_heads = 1, dim = 64;
   int mask = 0;   // 0 none, 1 causal top-left, 2 causal bottom-right
-  double scale() const { return 1.0 / std::sqrt(static_cast<double>(dim)); }
+  double softmax_scale = 0;   // 0: 1/sqrt(dim), as the kernels' AttentionDims::softmax_scale
+  double scale() const { return softmax_scale > 0 ? softmax_scale : 1.0 / std::sqrt(static_cast<double>(dim)); }
   bool visible(int q, int k) const {
     if (mask == 1) return k <= q;
     if (mask == 2) return k <= q + (kv_len - q_len);

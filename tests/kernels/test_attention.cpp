@@ -1,5 +1,6 @@
 // Attention chunk forward/backward on the GPU against the double-precision CPU reference, for every
-// mask section TE's CP schedules use, GQA, tails, and strided half-views (label gpu).
+// mask section TE's CP schedules use, GQA (2:1, 4:1, 8:1), tails, a non-default softmax scale, and
+// strided half-views (label gpu).
 #include <gtest/gtest.h>
 
 #include <cmath>
@@ -24,6 +25,7 @@ struct Case {
   int batch, q_parent, kv_parent, heads, kv_heads, dim;
   MaskKind mask;
   int q_offset, q_len, kv_offset, kv_len;   // the chunk is a row range of the parent tensors
+  float softmax_scale = 0;                  // 0: 1/sqrt(dim)
 };
 
 std::ostream& operator<<(std::ostream& os, const Case& c) { return os << c.name; }
@@ -58,6 +60,7 @@ void check_case(const Case& c, bool elementwise) {
   kernels::AttentionDims dims;
   dims.batch = c.batch; dims.q_len = c.q_len; dims.kv_len = c.kv_len; dims.heads = c.heads;
   dims.kv_heads = c.kv_heads; dims.head_dim = c.dim; dims.mask = c.mask;
+  dims.softmax_scale = c.softmax_scale;
   dims.elementwise_fragments = elementwise;
   const BhsdView q = view_rows(dq_in, c.q_parent, c.heads, c.dim, c.q_offset);
   const BhsdView k = view_rows(dk_in, c.kv_parent, c.kv_heads, c.dim, c.kv_offset);
@@ -67,6 +70,7 @@ void check_case(const Case& c, bool elementwise) {
   test::cuda_ok(cudaDeviceSynchronize(), "forward");
 
   test::RefDims rd{c.batch, c.q_len, c.kv_len, c.heads, c.kv_heads, c.dim, mask_code(c.mask)};
+  rd.softmax_scale = c.softmax_scale;
   const test::HostView hq = test::dense_host(qf, c.q_parent, c.heads, c.dim, c.q_offset);
   const test::HostView hk = test::dense_host(kf, c.kv_parent, c.kv_heads, c.dim, c.kv_offset);
   const test::HostView hv = test::dense_host(vf, c.kv_parent, c.kv_heads, c.dim, c.kv_offset);
@@ -117,7 +121,16 @@ INSTANTIATE_TEST_SUITE_P(
         Case{"upper_half_q_strided", 2, 128, 128, 2, 1, 128, MaskKind::None, 64, 64, 0, 128},
         Case{"full_nomask_d64", 1, 64, 192, 2, 1, 64, MaskKind::None, 0, 64, 0, 192},
         Case{"bottom_right_prefix", 1, 80, 200, 2, 1, 64, MaskKind::CausalBottomRight, 0, 80, 0, 200},
-        Case{"bottom_right_masked_rows", 1, 128, 64, 2, 2, 64, MaskKind::CausalBottomRight, 0, 128, 0, 64}),
+        Case{"bottom_right_masked_rows", 1, 128, 64, 2, 2, 64, MaskKind::CausalBottomRight, 0, 128, 0, 64},
+        // GQA 4:1 and 8:1 (Llama-3-70B's and 405B's ratio): the backward sums dK/dV over more heads.
+        Case{"gqa_4to1_causal_d128", 1, 128, 128, 8, 2, 128, MaskKind::CausalTopLeft, 0, 128, 0, 128},
+        Case{"gqa_8to1_nomask_d64", 1, 64, 128, 8, 1, 64, MaskKind::None, 0, 64, 0, 128},
+        // d = 128, causal, lengths that are not multiples of the 64-row tiles (partial last tiles).
+        Case{"causal_tails_d128", 2, 200, 200, 2, 1, 128, MaskKind::CausalTopLeft, 0, 200, 0, 200},
+        Case{"bottom_right_tails_d128", 1, 72, 136, 2, 2, 128, MaskKind::CausalBottomRight, 0, 72, 0, 136},
+        // A softmax scale other than 1/sqrt(d) (e.g. a model with its own query scaling).
+        Case{"softmax_scale_0p05_causal_d128", 1, 128, 128, 2, 1, 128, MaskKind::CausalTopLeft, 0, 128, 0, 128, 0.05f},
+        Case{"softmax_scale_0p3_nomask_d64", 1, 64, 96, 4, 2, 64, MaskKind::None, 0, 64, 0, 96, 0.3f}),
     [](const ::testing::TestParamInfo<Case>& i) { return i.param.name; });
 
 // Argument checks run on the host: no device needed.

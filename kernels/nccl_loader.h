@@ -1,0 +1,16 @@
+#pragma once
+// NCCL loaded at run time (dlopen), so that hcpsim neither links nor ships libnccl (over 200 MB):
+// nccl_loader.cpp defines the NCCL functions hcpsim calls and forwards each to the library found on
+// first use. Search order: $HCPSIM_NCCL_LIBRARY (a file), the system's libnccl.so.2 (ld.so cache,
+// LD_LIBRARY_PATH), the CUDA toolkit's lib64/lib, then the Python wheel nvidia-nccl-cu* (its
+// nvidia/nccl/lib under $VIRTUAL_ENV, $CONDA_PREFIX, ~/.local and the system site-packages).
+// A call made when none is found throws std::runtime_error listing what was tried.
+#include <string>
+
+namespace hcpsim::kernels {
+
+// "NCCL 2.28.9 from /usr/lib/x86_64-linux-gnu/libnccl.so.2 (system)", or why none was found.
+// Loads the library when not loaded yet; never throws.
+std::string nccl_library_description();
+
+}  // namespace hcpsim::kernels

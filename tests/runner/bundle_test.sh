@@ -1,0 +1,30 @@
+#!/usr/bin/env bash
+# CTest (label bundle): the bundle machinery of bench/gpu/ proven without CUDA, on a reduced bundle
+# of this build's hcpsim-mpi and test_runner (the full one, bench/gpu/bundle.sh, needs a Release
+# CUDA build: too slow for CI). Checks that
+#   1. bundle_assemble.sh + bundle_check.sh: every file resolves inside the bundle or from the
+#      allowed system libraries with LD_LIBRARY_PATH empty, under 64 MiB, every executable starts;
+#   2. the bundled hcpsim-mpi runs a scenario on 4 MPI ranks with --check (RPATH really used);
+#   3. a bundle missing one of its libraries is reported NOT PORTABLE, naming it.
+#   usage: bundle_test.sh SOURCE_DIR WORK_DIR HCPSIM_MPI TEST_RUNNER
+set -uo pipefail
+src=$1 work=$2 mpi_exe=$3 runner=$4
+fail() { echo "FAIL: $*"; exit 1; }
+rm -rf "$work"
+"$src/bench/gpu/bundle_assemble.sh" "$work" "$mpi_exe" "$runner" || fail "assemble"
+"$src/bench/gpu/bundle_check.sh" "$work" 64 || fail "the reduced bundle is not portable"
+for lib in libyaml-cpp libmpi.so; do
+  ls "$work/bin/lib" | grep -q "^$lib" || fail "$lib was not collected into the bundle"
+done
+launcher=(mpirun --oversubscribe -np 4)
+[ "$(id -u)" -eq 0 ] && launcher+=(--allow-run-as-root)
+out=$(cd "$work" && LD_LIBRARY_PATH= timeout 120 "${launcher[@]}" "$work/bin/hcpsim-mpi" -q run \
+      "$src/tests/runner/cpu-small.yaml" --device cpu --check 2>&1) || { echo "$out"; fail "bundled hcpsim-mpi failed"; }
+echo "$out" | grep "check: max relative error" || fail "no check line from the bundled hcpsim-mpi"
+victim=$(ls "$work/bin/lib" | grep '^libyaml-cpp' | head -1)
+rm -f "$work/bin/lib/$victim"
+if out=$("$src/bench/gpu/bundle_check.sh" "$work" 64 2>&1); then
+  echo "$out"; fail "bundle_check.sh passed a bundle without $victim"
+fi
+echo "$out" | grep -q "NOT PORTABLE: .*$victim" || { echo "$out"; fail "bundle_check.sh did not name $victim"; }
+echo "ok: reduced bundle portable; a missing $victim is caught"
