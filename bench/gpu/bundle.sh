@@ -5,7 +5,8 @@
 #   share/hcpsim/hardware            the presets (where hcpsim looks for them, beside bin/)
 #   check.sh, sdpa_bench.py, emulated-small.yaml   the device check (bench/gpu/check.sh)
 # NCCL is not shipped: hcpsim loads it at run time from the system or the Python wheel
-# (kernels/nccl_loader.h). MPI is not shipped either: the device check runs only single-process
+# (kernels/nccl_loader.h). MPI is not shipped either (HCPSIM_WITH_MPI=OFF keeps libmpi out of hcpsim,
+# which otherwise links it for `mpirun hcpsim sweep`): the device check runs only single-process
 # paths (GPU tests, calibrate, run --emulate-ranks); multi-process runs need hcpsim-mpi and an MPI
 # installation. The bundle is then proven portable (bundle_check.sh) and at most 64 MiB.
 #   usage: bench/gpu/bundle.sh OUT [BUILD_DIR]      (from anywhere; BUILD_DIR default build-bundle)
@@ -19,6 +20,7 @@ launcher=()
 command -v ccache > /dev/null && launcher=(-DCMAKE_CXX_COMPILER_LAUNCHER=ccache -DCMAKE_CUDA_COMPILER_LAUNCHER=ccache)
 cmake -S "$ROOT" -B "$BUILD" -G Ninja -DCMAKE_BUILD_TYPE=Release -DHCPSIM_WITH_CUDA=ON \
   -DCMAKE_CUDA_ARCHITECTURES=90 -DHCPSIM_WITH_GUI=OFF -DHCPSIM_WITH_SIMGRID=OFF -DHCPSIM_BUILD_BENCH=OFF \
+  -DHCPSIM_WITH_MPI=OFF \
   "${launcher[@]}" > "$BUILD/bundle-cmake.log" 2>&1 || { tail -30 "$BUILD/bundle-cmake.log"; exit 1; }
 grep "hcpsim parts" "$BUILD/bundle-cmake.log"
 grep -q "cuda=ON" "$BUILD/bundle-cmake.log" || { echo "bundle: CUDA is off in this build (nvcc, NCCL headers and MPI needed here)" >&2; exit 1; }
