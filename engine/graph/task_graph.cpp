@@ -250,21 +250,21 @@ std::uint16_t TaskGraph::intern(std::string_view label) {
   return id;
 }
 
-std::vector<TaskId> TaskGraph::deps(TaskId id) const {
+namespace {
+
+// The tasks at the heads of `id`'s out-edges in `graph` (successors, or dependencies in the reverse graph).
+template <typename Graph>
+std::vector<TaskId> out_neighbours(const Graph& graph, TaskId id) {
   std::vector<TaskId> out;
-  const auto& r = reverse_adjacency();
-  for (auto [it, end] = boost::out_edges(id, r); it != end; ++it)
-    out.push_back(static_cast<TaskId>(boost::target(*it, r)));
+  for (auto [it, end] = boost::out_edges(id, graph); it != end; ++it)
+    out.push_back(static_cast<TaskId>(boost::target(*it, graph)));
   return out;
 }
 
-std::vector<TaskId> TaskGraph::successors(TaskId id) const {
-  std::vector<TaskId> out;
-  const auto& g = adjacency();
-  for (auto [it, end] = boost::out_edges(id, g); it != end; ++it)
-    out.push_back(static_cast<TaskId>(boost::target(*it, g)));
-  return out;
-}
+}  // namespace
+
+std::vector<TaskId> TaskGraph::deps(TaskId id) const { return out_neighbours(reverse_adjacency(), id); }
+std::vector<TaskId> TaskGraph::successors(TaskId id) const { return out_neighbours(adjacency(), id); }
 
 std::string TaskGraph::display_name(const Task& t) const {
   std::string s = "L" + std::to_string(t.layer) + (t.pass == Pass::Forward ? ".fwd" : ".bwd");
