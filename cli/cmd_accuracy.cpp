@@ -13,6 +13,7 @@
 #include "engine/accuracy/accuracy_writers.h"
 #include "engine/accuracy/case_loader.h"
 #include "engine/accuracy/case_prediction.h"
+#include "engine/app/help_footer.h"
 #include "engine/backend/backend.h"
 #include "engine/scenario/schema.h"
 #ifdef HCPSIM_HAVE_SIMGRID
@@ -166,17 +167,16 @@ void add_accuracy_command(CLI::App& app, CliContext& ctx) {
                 "exit 1 when a group's predicted order differs from its measured order");
   cmd->add_option("--plot", args->plot,
                   "also draw predicted vs measured, log-log, fit and holdout series (.png or .svg; needs the GUI build)");
-  cmd->footer(
-      "Signed error = predicted / measured - 1. Exit status: 0 ok, 1 a bound not met or a case that cannot be\n"
-      "read or predicted, 2 usage error.\n"
-      "Examples:\n"
-      "  hcpsim accuracy validation/published\n"
-      "  hcpsim accuracy validation/published --format json > accuracy.json\n"
-      "  hcpsim accuracy validation/published --role fit --require-order\n"
-      "  hcpsim accuracy validation/published cluster.efficiency.attention_forward=0.66 --role fit\n"
-      "  hcpsim accuracy tests/accuracy/data/suite --plot accuracy.png\n"
-      "With bounds, e.g. --max-mean-error 0.10 --max-error 0.20, the command exits 1 when the holdout\n"
-      "cases miss them (validation/published misses these today: docs/accuracy.md).");
+  cmd->footer(app::format_help_footer(
+      {.before = "Signed error = predicted / measured - 1. Exit status: 0 ok, 1 a bound not met or a case that cannot be\n"
+                 "read or predicted, 2 usage error.",
+       .examples = {{{"hcpsim accuracy validation/published"}},
+                    {{"hcpsim accuracy validation/published --format json > accuracy.json"}},
+                    {{"hcpsim accuracy validation/published --role fit --require-order"}},
+                    {{"hcpsim accuracy validation/published cluster.efficiency.attention_forward=0.66 --role fit"}},
+                    {{"hcpsim accuracy tests/accuracy/data/suite --plot accuracy.png"}}},
+       .after = "With bounds, e.g. --max-mean-error 0.10 --max-error 0.20, the command exits 1 when the holdout\n"
+                "cases miss them (validation/published misses these today: docs/accuracy.md)."}));
   cmd->callback([args, &ctx]() { ctx.exit_code = run(*args); });
 }
 

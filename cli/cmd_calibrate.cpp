@@ -7,6 +7,7 @@
 
 #include "cli/commands.h"
 #include "cli/scenario_args.h"
+#include "engine/app/help_footer.h"
 #ifdef HCPSIM_HAVE_CUDA
 #include "kernels/calibrate.h"
 #endif
@@ -35,13 +36,12 @@ void add_calibrate_command(CLI::App& app, CliContext& ctx) {
   cmd->add_option("--iterations", args->iterations, "Timed runs per point (median)")
       ->check(CLI::Range(1, 1000))
       ->capture_default_str();
-  cmd->footer(
-      "Attention efficiency = FLOPs (docs/schedules.md, exact causal pairs) / time / nominal bf16 peak;\n"
-      "link efficiency = bytes a rank sends / time / nominal intra-node bandwidth (NCCL over the local\n"
-      "GPUs, needs 2 or more). The file is the format of `cluster.calibration` (docs/metrics.md \"Calibration file format\").\n\n"
-      "Examples:\n"
-      "  hcpsim calibrate scenarios/llama3-8b-64k-dgx-h100-p2p.yaml --quick --out calib.yaml\n"
-      "  hcpsim simulate scenarios/llama3-8b-64k-dgx-h100-p2p.yaml cluster.calibration=calib.yaml --trace predicted.json");
+  cmd->footer(app::format_help_footer(
+      {.before = "Attention efficiency = FLOPs (docs/schedules.md, exact causal pairs) / time / nominal bf16 peak;\n"
+                 "link efficiency = bytes a rank sends / time / nominal intra-node bandwidth (NCCL over the local\n"
+                 "GPUs, needs 2 or more). The file is the format of `cluster.calibration` (docs/metrics.md \"Calibration file format\").",
+       .examples = {{{"hcpsim calibrate scenarios/llama3-8b-64k-dgx-h100-p2p.yaml --quick --out calib.yaml"}},
+                    {{"hcpsim simulate scenarios/llama3-8b-64k-dgx-h100-p2p.yaml cluster.calibration=calib.yaml --trace predicted.json"}}}}));
   cmd->callback([args, &ctx]() {
     std::string file;
     std::vector<std::string> overrides;

@@ -5,6 +5,7 @@
 #include <string>
 
 #include "cli/commands.h"
+#include "engine/app/help_footer.h"
 #include "engine/compare/compare_format.h"
 #include "engine/compare/trace_compare.h"
 #include "engine/trace/trace.h"
@@ -36,15 +37,14 @@ void add_compare_command(CLI::App& app, CliContext& ctx) {
       ->capture_default_str();
   cmd->add_flag("--strict", args->strict,
                 "Exit 1 when tasks are missing, duplicated or mismatched between the traces");
-  cmd->footer(
-      "Relative error = (predicted - measured) / measured per task; + means the prediction is slower.\n"
-      "Reported per task kind, per pass and per rank (mean and signed max), the pass spans, and the\n"
-      "tasks with the largest error. Tasks present in only one trace are listed.\n\n"
-      "Examples:\n"
-      "  hcpsim simulate scenarios/llama3-8b-64k-dgx-h100-p2p.yaml --backend analytic --trace predicted.json\n"
-      "  hcpsim simulate scenarios/llama3-8b-64k-dgx-h100-p2p.yaml --trace measured.json   # or `hcpsim run` on GPUs\n"
-      "  hcpsim compare predicted.json measured.json\n"
-      "  hcpsim compare predicted.json measured.json --format json --worst 20");
+  cmd->footer(app::format_help_footer(
+      {.before = "Relative error = (predicted - measured) / measured per task; + means the prediction is slower.\n"
+                 "Reported per task kind, per pass and per rank (mean and signed max), the pass spans, and the\n"
+                 "tasks with the largest error. Tasks present in only one trace are listed.",
+       .examples = {{{"hcpsim simulate scenarios/llama3-8b-64k-dgx-h100-p2p.yaml --backend analytic --trace predicted.json"}},
+                    {{"hcpsim simulate scenarios/llama3-8b-64k-dgx-h100-p2p.yaml --trace measured.json"}, "or `hcpsim run` on GPUs"},
+                    {{"hcpsim compare predicted.json measured.json"}},
+                    {{"hcpsim compare predicted.json measured.json --format json --worst 20"}}}}));
   cmd->callback([args, &ctx]() {
     Trace predicted, measured;
     try {

@@ -6,6 +6,7 @@
 #include "cli/commands.h"
 #include "cli/scenario_args.h"
 #include "cli/verbosity.h"
+#include "engine/app/help_footer.h"
 #include "engine/graph/graph_export.h"
 #include "engine/layout/rank_layout.h"
 #include "engine/schedule/build.h"
@@ -32,12 +33,11 @@ void add_graph_command(CLI::App& app, CliContext& ctx) {
   cmd->add_option("--layer", args->layer, "only this layer (0 .. simulation.layers - 1)")->check(int_range(0, 1 << 30));
   cmd->add_option("--pass", args->pass, "only this pass")->check(CLI::IsMember({"forward", "backward"}));
   cmd->add_option("--format", args->format, "output format")->check(CLI::IsMember({"text", "dot", "json"}));
-  cmd->footer(
-      "Examples:\n"
-      "  hcpsim graph scenarios/llama3-70b-128k-dgx-h100-hcp.yaml --rank 0 --pass forward\n"
-      "  hcpsim graph scenarios/llama3-70b-128k-dgx-h100-hcp.yaml model.context_parallel_size=4 \\\n"
-      "      \"model.hierarchical_context_parallel_sizes=[2,2]\" cluster.nodes=1 --format dot > g.dot\n"
-      "  hcpsim graph scenarios/llama3-8b-64k-dgx-h100-p2p.yaml --format json --layer 0 > g.json");
+  cmd->footer(app::format_help_footer(
+      {.examples = {{{"hcpsim graph scenarios/llama3-70b-128k-dgx-h100-hcp.yaml --rank 0 --pass forward"}},
+                    {{"hcpsim graph scenarios/llama3-70b-128k-dgx-h100-hcp.yaml model.context_parallel_size=4",
+                       "\"model.hierarchical_context_parallel_sizes=[2,2]\" cluster.nodes=1 --format dot > g.dot"}},
+                    {{"hcpsim graph scenarios/llama3-8b-64k-dgx-h100-p2p.yaml --format json --layer 0 > g.json"}}}}));
   run_with_scenario(*cmd, std::shared_ptr<ScenarioArgs>(args, &args->scenario), ctx.exit_code, [args](const Scenario& s) {
     if (args->rank >= s.world_size()) {
       std::cerr << "hcpsim graph: --rank " << args->rank << " is outside 0.." << s.world_size() - 1 << " (world size "

@@ -5,6 +5,7 @@
 
 #include "cli/commands.h"
 #include "cli/scenario_args.h"
+#include "engine/app/help_footer.h"
 #include "engine/layout/layout_format.h"
 #include "engine/layout/rank_layout.h"
 
@@ -17,12 +18,11 @@ void add_layout_command(CLI::App& app, CliContext& ctx) {
   add_scenario_args(*cmd, *args);
   cmd->add_option("--format", *format, "text (default) or json (the contract in docs/architecture.md \"Contracts\")")
       ->check(CLI::IsMember({"text", "json"}));
-  cmd->footer(
-      "Examples:\n"
-      "  hcpsim layout scenarios/llama3-70b-128k-dgx-h100-hcp.yaml\n"
-      "  hcpsim layout scenarios/llama3-70b-128k-dgx-h100-hcp.yaml --format json\n"
-      "  hcpsim layout scenarios/llama3-70b-128k-dgx-h100-hcp.yaml cluster.nodes=2 \\\n"
-      "      model.context_parallel_size=8 \"model.hierarchical_context_parallel_sizes=[2,4]\"");
+  cmd->footer(app::format_help_footer(
+      {.examples = {{{"hcpsim layout scenarios/llama3-70b-128k-dgx-h100-hcp.yaml"}},
+                    {{"hcpsim layout scenarios/llama3-70b-128k-dgx-h100-hcp.yaml --format json"}},
+                    {{"hcpsim layout scenarios/llama3-70b-128k-dgx-h100-hcp.yaml cluster.nodes=2",
+                       "model.context_parallel_size=8 \"model.hierarchical_context_parallel_sizes=[2,4]\""}}}}));
   run_with_scenario(*cmd, args, ctx.exit_code, [args, format](const Scenario& s) {
     try {
       const RankLayout L = RankLayout::from_scenario(s);

@@ -12,6 +12,7 @@
 #include "cli/mpi_job.h"
 #include "cli/scenario_args.h"
 #include "engine/app/backend_catalog.h"
+#include "engine/app/help_footer.h"
 #include "engine/planning/planner.h"
 #include "engine/planning/point_eval.h"
 #include "engine/scenario/loader.h"
@@ -200,14 +201,13 @@ void add_plan_command(CLI::App& app, CliContext& ctx) {
       ->check(CLI::IsMember({"none", "selective", "full"}));
   cmd->add_option("--format", args->format, "text | json");
   cmd->add_option("-j,--jobs", args->jobs, "predict in this many worker processes (default 1)")->check(int_range(1, 1024));
-  cmd->footer(
-      "Examples:\n"
-      "  hcpsim plan scenarios/llama3-8b-64k-dgx-h100-p2p.yaml --gpus 16 --top 5\n"
-      "  hcpsim plan scenarios/llama3-70b-128k-dgx-h100-hcp.yaml train.global_batch_size=16 --gpus 64\n"
-      "  hcpsim plan scenarios/llama3-70b-128k-dgx-h100-hcp.yaml --recompute full --metric attention_s\n"
-      "The global batch (train.global_batch_size) is kept; tp, cp, comm type, pp, vpp, dp, micro-batch size,\n"
-      "recomputation and the distributed optimizer are searched; sequence parallelism is on whenever tp > 1.\n"
-      "Only configurations that validate and fit in GPU memory are proposed. Exit 1 when none does.");
+  cmd->footer(app::format_help_footer(
+      {.examples = {{{"hcpsim plan scenarios/llama3-8b-64k-dgx-h100-p2p.yaml --gpus 16 --top 5"}},
+                    {{"hcpsim plan scenarios/llama3-70b-128k-dgx-h100-hcp.yaml train.global_batch_size=16 --gpus 64"}},
+                    {{"hcpsim plan scenarios/llama3-70b-128k-dgx-h100-hcp.yaml --recompute full --metric attention_s"}}},
+       .after = "The global batch (train.global_batch_size) is kept; tp, cp, comm type, pp, vpp, dp, micro-batch size,\n"
+                "recomputation and the distributed optimizer are searched; sequence parallelism is on whenever tp > 1.\n"
+                "Only configurations that validate and fit in GPU memory are proposed. Exit 1 when none does."}));
   cmd->callback([args, &ctx]() { ctx.exit_code = run_in_mpi_job("plan", [&](MpiJob* job) { return run_plan_command(*args, job); }); });
 }
 

@@ -10,6 +10,7 @@
 #include "cli/commands.h"
 #include "cli/scenario_args.h"
 #include "cli/trace_file.h"
+#include "engine/app/help_footer.h"
 #if defined(HCPSIM_HAVE_CUDA) || defined(HCPSIM_HAVE_MPI_RUNNER)
 #include <iomanip>
 #include <map>
@@ -209,20 +210,20 @@ void add_run_command(CLI::App& app, CliContext& ctx) {
                   "Multi-process: seconds one pass over the graph may take before every rank is aborted")
       ->check(CLI::PositiveNumber)
       ->capture_default_str();
-  cmd->footer(
-      "Needs a build with CUDA (nvcc, NCCL, MPI found) and an NVIDIA GPU (sm_80 or newer).\n"
-      "Without --emulate-ranks: one MPI process per GPU and per rank (mpirun -np WORLD_SIZE), NCCL\n"
-      "communicators split per group, every task timed with CUDA events on a common clock\n"
-      "(written without a GPU to test it: see docs/validation.md).\n"
-      "--emulate-ranks times each task alone with the real kernels and places the measured\n"
-      "durations on the graph's dependencies; compare it with a prediction task by task.\n"
-      "Compute tasks run on synthetic data of the task's shape; --check is not implemented yet.\n\n"
-      "Examples:\n"
-      "  hcpsim run scenarios/llama3-8b-64k-dgx-h100-p2p.yaml model.seq_length=8192 --emulate-ranks --trace measured.json\n"
-      "  hcpsim simulate scenarios/llama3-8b-64k-dgx-h100-p2p.yaml model.seq_length=8192 --trace predicted.json\n"
-      "  hcpsim compare predicted.json measured.json\n"
-      "On 8 GPUs: mpirun -np 8 hcpsim run scenarios/llama3-8b-64k-dgx-h100-p2p.yaml --trace measured.json\n"
-      "On 4 CPU processes: mpirun -np 4 --oversubscribe hcpsim run tests/runner/cpu-small.yaml --device cpu --check");
+  cmd->footer(app::format_help_footer(
+      {.before = "Needs a build with CUDA (nvcc, NCCL, MPI found) and an NVIDIA GPU (sm_80 or newer).\n"
+                 "Without --emulate-ranks: one MPI process per GPU and per rank (mpirun -np WORLD_SIZE), NCCL\n"
+                 "communicators split per group, every task timed with CUDA events on a common clock\n"
+                 "(written without a GPU to test it: see docs/validation.md).\n"
+                 "--emulate-ranks times each task alone with the real kernels and places the measured\n"
+                 "durations on the graph's dependencies; compare it with a prediction task by task.\n"
+                 "Compute tasks run on synthetic data of the task's shape. --check (O, dQ, dK, dV against the reference)\n"
+                 "runs with --device cpu (MPI processes); on GPUs it is not implemented yet.",
+       .examples = {{{"hcpsim run scenarios/llama3-8b-64k-dgx-h100-p2p.yaml model.seq_length=8192 --emulate-ranks --trace measured.json"}},
+                    {{"hcpsim simulate scenarios/llama3-8b-64k-dgx-h100-p2p.yaml model.seq_length=8192 --trace predicted.json"}},
+                    {{"hcpsim compare predicted.json measured.json"}}},
+       .after = "On 8 GPUs: mpirun -np 8 hcpsim run scenarios/llama3-8b-64k-dgx-h100-p2p.yaml --trace measured.json\n"
+                 "On 4 CPU processes: mpirun -np 4 --oversubscribe hcpsim run tests/runner/cpu-small.yaml --device cpu --check"}));
   cmd->callback([args, &ctx]() {
     // Multi-process runs (--device cpu, or GPUs without --emulate-ranks) live in hcpsim-mpi, which
     // links MPI; hcpsim links SimGrid, whose SMPI defines the same symbols (cli/run_worker.h).

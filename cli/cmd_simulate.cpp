@@ -6,6 +6,7 @@
 
 #include "cli/arg_checks.h"
 #include "cli/commands.h"
+#include "engine/app/help_footer.h"
 #include "engine/core/internal_error.h"
 #include "cli/scenario_args.h"
 #include "cli/verbosity.h"
@@ -128,14 +129,12 @@ void add_simulate_command(CLI::App& app, CliContext& ctx) {
   cmd->add_option("--explain-route", args->explain_route, "print the links between global ranks A and B, then exit")
       ->expected(2)
       ->check(int_range(0, kMaxGpus - 1));
-  cmd->footer(
-      "Examples:\n"
-      "  hcpsim simulate scenarios/llama3-70b-128k-dgx-h100-hcp.yaml --backend analytic\n"
-      "  hcpsim simulate scenarios/llama3-70b-128k-dgx-h100-hcp.yaml model.tensor_model_parallel_size=1 \\\n"
-      "      \"model.hierarchical_context_parallel_sizes=[8,2]\" cluster.nodes=2 --format json\n"
-      "  hcpsim simulate scenarios/llama3-70b-128k-dgx-h100-hcp.yaml --trace trace.json   # open in ui.perfetto.dev\n"
-      "  hcpsim simulate scenarios/llama3-70b-128k-dgx-h100-hcp.yaml --trace trace.json.gz --trace-ranks 0,5-7\n"
-      "  hcpsim simulate scenarios/llama3-70b-128k-dgx-h100-hcp.yaml --explain-route 0 8");
+  cmd->footer(app::format_help_footer(
+      {.examples = {{{"hcpsim simulate scenarios/llama3-70b-128k-dgx-h100-hcp.yaml --backend analytic"}},
+                    {{"hcpsim simulate scenarios/llama3-70b-128k-dgx-h100-hcp.yaml model.tensor_model_parallel_size=1",
+                       "\"model.hierarchical_context_parallel_sizes=[8,2]\" cluster.nodes=2 --format json"}},
+                    {{"hcpsim simulate scenarios/llama3-70b-128k-dgx-h100-hcp.yaml --trace trace.json"}, "open in ui.perfetto.dev"},
+                    {{"hcpsim simulate scenarios/llama3-70b-128k-dgx-h100-hcp.yaml --explain-route 0 8"}}}}));
   cmd->callback([args, &ctx]() { ctx.exit_code = run(*args); });
 }
 

@@ -18,6 +18,7 @@
 #include "cli/scenario_args.h"
 #include "cli/verbosity.h"
 #include "engine/app/backend_catalog.h"
+#include "engine/app/help_footer.h"
 #include "engine/planning/point_eval.h"
 #include "engine/planning/sweep_chart.h"
 #include "engine/planning/sweep_merge.h"
@@ -366,19 +367,17 @@ void add_sweep_command(CLI::App& app, CliContext& ctx) {
       ->check(CLI::IsMember({"none", "selective", "full"}));
   cmd->add_option("--timeout", args->timeout_s, "kill a point that runs longer than this many seconds (0 = never)")
       ->check(CLI::Range(0.0, 1e6));
-  cmd->footer(
-      "Examples:\n"
-      "  hcpsim sweep scenarios/sweeps/beyond-kv-heads.yaml --out results.csv --plot chart.png\n"
-      "  hcpsim sweep scenarios/llama3-70b-128k-dgx-h100-hcp.yaml simulation.backend=analytic \\\n"
-      "      --vary model.context_parallel_size=8,16 \\\n"
-      "      --vary \"model.hierarchical_context_parallel_sizes=[2,4],[4,2],[4,4],[8,2]\" --sort attention_s\n"
-      "  hcpsim sweep scenarios/sweeps/beyond-kv-heads.yaml --out results.csv --resume   # continue\n"
-      "  hcpsim sweep scenarios/sweeps/beyond-kv-heads.yaml --shard 1/2 --out part-1.csv   # one shard of two\n"
-      "  hcpsim sweep scenarios/sweeps/beyond-kv-heads.yaml --shard 2/2 --out part-2.csv\n"
-      "  hcpsim sweep merge part-1.csv part-2.csv --out results.csv\n"
-
-      "Invalid points stay in the output with their validation message. Exit 0 when every point\n"
-      "ran (invalid ones included), 1 when a point failed, 2 on usage errors.");
+  cmd->footer(app::format_help_footer(
+      {.examples = {{{"hcpsim sweep scenarios/sweeps/beyond-kv-heads.yaml --out results.csv --plot chart.png"}},
+                    {{"hcpsim sweep scenarios/llama3-70b-128k-dgx-h100-hcp.yaml simulation.backend=analytic",
+                       "--vary model.context_parallel_size=8,16",
+                       "--vary \"model.hierarchical_context_parallel_sizes=[2,4],[4,2],[4,4],[8,2]\" --sort attention_s"}},
+                    {{"hcpsim sweep scenarios/sweeps/beyond-kv-heads.yaml --out results.csv --resume"}, "continue"},
+                    {{"hcpsim sweep scenarios/sweeps/beyond-kv-heads.yaml --shard 1/2 --out part-1.csv"}, "one shard of two"},
+                    {{"hcpsim sweep scenarios/sweeps/beyond-kv-heads.yaml --shard 2/2 --out part-2.csv"}},
+                    {{"hcpsim sweep merge part-1.csv part-2.csv --out results.csv"}}},
+       .after = "Invalid points stay in the output with their validation message. Exit 0 when every point\n"
+                "ran (invalid ones included), 1 when a point failed, 2 on usage errors."}));
   auto* merge = cmd->add_subcommand("merge", "Join the part files of `hcpsim sweep ... --shard I/N --out part-I.csv` "
                                             "into the file one run writes");
   auto margs = std::make_shared<MergeArgs>();

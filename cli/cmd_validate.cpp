@@ -6,6 +6,7 @@
 #include "cli/commands.h"
 #include "cli/scenario_args.h"
 #include "cli/verbosity.h"
+#include "engine/app/help_footer.h"
 
 namespace hcpsim::cli {
 
@@ -13,14 +14,13 @@ void add_validate_command(CLI::App& app, CliContext& ctx) {
   auto args = std::make_shared<ScenarioArgs>();
   auto* cmd = app.add_subcommand("validate", "check a scenario against Megatron-Core / TE / Bridge rules");
   add_scenario_args(*cmd, *args);
-  cmd->footer(
-      "Diagnostics go to stderr as FILE:LINE:COL: error: field.path: message (+ hint lines).\n"
-      "Exit status: 0 valid (warnings allowed), 1 invalid, 2 usage error. -q prints nothing on success.\n\n"
-      "Examples:\n"
-      "  hcpsim validate scenarios/llama3-70b-128k-dgx-h100-hcp.yaml\n"
-      "  hcpsim validate scenarios/llama3-8b-128k-dgx-h100-a2a.yaml model.context_parallel_size=4 -q\n"
-      "  hcpsim validate scenarios/llama3-70b-128k-dgx-h100-hcp.yaml model.cp_comm_type=a2a+p2p \\\n"
-      "      \"model.hierarchical_context_parallel_sizes=[2,8]\"");
+  cmd->footer(app::format_help_footer(
+      {.before = "Diagnostics go to stderr as FILE:LINE:COL: error: field.path: message (+ hint lines).\n"
+                 "Exit status: 0 valid (warnings allowed), 1 invalid, 2 usage error. -q prints nothing on success.",
+       .examples = {{{"hcpsim validate scenarios/llama3-70b-128k-dgx-h100-hcp.yaml"}},
+                    {{"hcpsim validate scenarios/llama3-8b-128k-dgx-h100-a2a.yaml model.context_parallel_size=4 -q"}},
+                    {{"hcpsim validate scenarios/llama3-70b-128k-dgx-h100-hcp.yaml model.cp_comm_type=a2a+p2p",
+                       "\"model.hierarchical_context_parallel_sizes=[2,8]\""}}}}));
   run_with_scenario(*cmd, args, ctx.exit_code, [args](const Scenario& s) {
     if (!quiet())
       std::cout << args->file << ": valid: " << s.display_name() << " (world " << s.world_size() << ", tp " << s.tp()

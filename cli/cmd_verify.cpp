@@ -6,6 +6,7 @@
 
 #include "cli/commands.h"
 #include "cli/scenario_args.h"
+#include "engine/app/help_footer.h"
 #include "engine/reference/verify.h"
 
 namespace hcpsim::cli {
@@ -39,14 +40,13 @@ void add_verify_command(CLI::App& app, CliContext& ctx) {
   cmd->add_flag("--pitfall", args->pitfall, "run the silent-disable pitfall graph (docs/schedules.md) instead");
   cmd->add_option("--seed", args->seed, "data seed");
   cmd->add_option("--workers", args->workers, "CPU threads (1 = seeded random task order)")->check(CLI::PositiveNumber);
-  cmd->footer(
-      "Keeps tp, cp, the hierarchical split, the mask, the head ratio and the per-layer comm types;\n"
-      "shrinks S to 2*cp*4 tokens, head dim 8 and the heads to the fewest the a2a degrees allow.\n"
-      "--pitfall builds the silent-disable pitfall graph (each rank attends to its own chunk, docs/schedules.md);\n"
-      "it is reported WRONG (exit 1).\n"
-      "Examples:\n"
-      "  hcpsim verify scenarios/llama3-70b-128k-dgx-h100-hcp.yaml\n"
-      "  hcpsim verify scenarios/llama3-8b-128k-dgx-h100-mixed.yaml model.attn_mask_type=no_mask --format json");
+  cmd->footer(app::format_help_footer(
+      {.before = "Keeps tp, cp, the hierarchical split, the mask, the head ratio and the per-layer comm types;\n"
+                 "shrinks S to 2*cp*4 tokens, head dim 8 and the heads to the fewest the a2a degrees allow.\n"
+                 "--pitfall builds the silent-disable pitfall graph (each rank attends to its own chunk, docs/schedules.md);\n"
+                 "it is reported WRONG (exit 1).",
+       .examples = {{{"hcpsim verify scenarios/llama3-70b-128k-dgx-h100-hcp.yaml"}},
+                    {{"hcpsim verify scenarios/llama3-8b-128k-dgx-h100-mixed.yaml model.attn_mask_type=no_mask --format json"}}}}));
   run_with_scenario(*cmd, std::shared_ptr<ScenarioArgs>(args, &args->scenario), ctx.exit_code,
                     [args](const Scenario& original) {
     const bool pitfall = args->pitfall || needs_pitfall(original);

@@ -9,6 +9,7 @@
 #include <cstring>
 #include <ctime>
 
+#include "bench/engine/bench_scenario.h"
 #include "engine/analytic/analytic_backend.h"
 #include "engine/core/process_memory.h"
 #include "engine/schedule/build.h"
@@ -18,22 +19,10 @@ namespace {
 using namespace hcpsim;
 
 Scenario target_scenario() {
-  Scenario s;
+  Scenario s = bench::bench_scenario(1024, {8, 128}, CpCommType::A2AP2P);
   s.name = "bench-1024-a2a-p2p";
-  s.cluster.nodes = 128;
-  s.cluster.gpus_per_node = 8;
-  s.cluster.nics_per_node = 8;
   s.model.num_layers = 80;
-  s.model.hidden_size = 8192;
-  s.model.num_attention_heads = 64;
-  s.model.num_query_groups = 8;
-  s.model.kv_channels = 128;
-  s.model.seq_length = 1LL << 20;
-  s.model.context_parallel_size = 1024;
-  s.model.cp_comm_type = {CpCommType::A2AP2P};
-  s.model.hierarchical_context_parallel_sizes = {8, 128};
   s.simulation.backward = false;
-  s.simulation.layers = 4;
   return s;
 }
 

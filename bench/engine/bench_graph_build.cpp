@@ -7,6 +7,7 @@
 #include <fstream>
 #include <unistd.h>
 
+#include "bench/engine/bench_scenario.h"
 #include "engine/layout/rank_layout.h"
 #include "engine/schedule/build.h"
 
@@ -17,24 +18,6 @@ double rss_mb() {
   long pages = 0, resident = 0;
   f >> pages >> resident;
   return static_cast<double>(resident) * static_cast<double>(sysconf(_SC_PAGESIZE)) / 1e6;
-}
-
-hcpsim::Scenario scenario(int cp, std::vector<int> hcp, hcpsim::CpCommType type) {
-  hcpsim::Scenario s;
-  s.name = "bench";
-  s.model.num_layers = 4;
-  s.model.num_attention_heads = 64;
-  s.model.num_query_groups = 8;
-  s.model.kv_channels = 128;
-  s.model.hidden_size = 8192;
-  s.model.seq_length = 1 << 20;
-  s.model.context_parallel_size = cp;
-  s.model.cp_comm_type = {type};
-  s.model.hierarchical_context_parallel_sizes = std::move(hcp);
-  s.cluster.nodes = cp / 8;
-  s.cluster.gpus_per_node = 8;
-  s.simulation.layers = 4;
-  return s;
 }
 
 void run(benchmark::State& state, const hcpsim::Scenario& s) {
@@ -57,8 +40,8 @@ void run(benchmark::State& state, const hcpsim::Scenario& s) {
   state.counters["rss_MB"] = rss;
 }
 
-void Hcp1024(benchmark::State& st) { run(st, scenario(1024, {8, 128}, hcpsim::CpCommType::A2AP2P)); }
-void P2p64(benchmark::State& st) { run(st, scenario(64, {}, hcpsim::CpCommType::P2P)); }
+void Hcp1024(benchmark::State& st) { run(st, hcpsim::bench::bench_scenario(1024, {8, 128}, hcpsim::CpCommType::A2AP2P)); }
+void P2p64(benchmark::State& st) { run(st, hcpsim::bench::bench_scenario(64, {}, hcpsim::CpCommType::P2P)); }
 
 }  // namespace
 

@@ -6,6 +6,15 @@ namespace hcpsim::bench {
 
 namespace {
 
+Task task_on(int rank, TaskKind kind, Stream stream, int layer) {
+  Task t;
+  t.rank = rank;
+  t.kind = kind;
+  t.stream = stream;
+  t.layer = static_cast<std::int16_t>(layer);
+  return t;
+}
+
 std::vector<TaskId> add_collective(TaskGraph& g, TaskKind kind, const std::vector<int>& ranks, double bytes, int layer,
                                    const char* label) {
   CommOp op;
@@ -15,11 +24,7 @@ std::vector<TaskId> add_collective(TaskGraph& g, TaskKind kind, const std::vecto
   op.bytes_per_rank = bytes;
   const auto idx = static_cast<std::uint32_t>(g.comms().size());
   for (int r : ranks) {
-    Task t;
-    t.rank = r;
-    t.kind = kind;
-    t.stream = Stream::NcclA2A;
-    t.layer = static_cast<std::int16_t>(layer);
+    Task t = task_on(r, kind, Stream::NcclA2A, layer);
     t.comm = idx;
     t.bytes = bytes * (static_cast<double>(ranks.size()) - 1) / static_cast<double>(ranks.size());
     op.tasks.push_back(g.add_task(t, label));
@@ -51,11 +56,7 @@ TaskGraph make_synthetic_hcp_forward(const HcpShape& s) {
     std::vector<TaskId> prev_recv(static_cast<std::size_t>(world), kNone);
     for (int step = 0; step < P; ++step) {
       for (int r = 0; r < world; ++r) {
-        Task t;
-        t.rank = r;
-        t.kind = TaskKind::AttentionForward;
-        t.stream = Stream::Cp;
-        t.layer = static_cast<std::int16_t>(layer);
+        Task t = task_on(r, TaskKind::AttentionForward, Stream::Cp, layer);
         t.step = step;
         t.flops = s.attn_s * 1e12;
         const TaskId id = g.add_task(t, "attn");
@@ -72,11 +73,7 @@ TaskGraph make_synthetic_hcp_forward(const HcpShape& s) {
           const int r = p * A + a, next = ((p + 1) % P) * A + a;
           op.ranks.push_back(r);
           op.transfers.push_back({r, next, s.kv_bytes});
-          Task t;
-          t.rank = r;
-          t.kind = TaskKind::SendRecv;
-          t.stream = Stream::NcclP2P;
-          t.layer = static_cast<std::int16_t>(layer);
+          Task t = task_on(r, TaskKind::SendRecv, Stream::NcclP2P, layer);
           t.step = step;
           t.comm = idx;
           t.bytes = s.kv_bytes;

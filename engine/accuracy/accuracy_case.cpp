@@ -1,16 +1,17 @@
 #include "engine/accuracy/accuracy_case.h"
 
+#include "engine/core/enum_names.h"
+
 namespace hcpsim::accuracy {
 
-const char* to_string(CaseKind k) {
-  switch (k) {
-    case CaseKind::Kernel: return "kernel";
-    case CaseKind::Collective: return "collective";
-    case CaseKind::Scenario: return "scenario";
-  }
-  return "?";
-}
+namespace {
 
+constexpr auto kCaseKindNames = std::to_array<EnumName<CaseKind>>(
+    {{CaseKind::Kernel, "kernel"}, {CaseKind::Collective, "collective"}, {CaseKind::Scenario, "scenario"}});
+
+}  // namespace
+
+const char* to_string(CaseKind k) { return name_of(kCaseKindNames, k); }
 const char* to_string(CaseRole r) { return r == CaseRole::Fit ? "fit" : "holdout"; }
 
 const std::vector<std::string>& metrics_of(CaseKind k) {

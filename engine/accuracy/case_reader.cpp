@@ -47,19 +47,24 @@ bool CaseReader::check_map(const YAML::Node& n, const std::string& path, const s
   return true;
 }
 
+std::optional<CaseReader::Field> CaseReader::field(const YAML::Node& map, const std::string& parent,
+                                                   const std::string& key, bool required) {
+  Field f{map[key], parent.empty() ? key : parent + "." + key};
+  if (f.node.IsDefined() && !f.node.IsNull()) return f;
+  if (required) error(map, f.path, "missing required field '" + key + "'");
+  return std::nullopt;
+}
+
+void CaseReader::wrong_type(const Field& f, const char* what) {
+  error(f.node, f.path,
+        std::string("expected ") + what + ", found " +
+            (f.node.IsScalar() ? "'" + f.node.Scalar() + "'" : std::string(kind_of(f.node))));
+}
+
 std::optional<std::string> CaseReader::string(const YAML::Node& map, const std::string& parent, const std::string& key,
                                               bool required) {
-  const std::string p = parent.empty() ? key : parent + "." + key;
-  const YAML::Node n = map[key];
-  if (!n.IsDefined() || n.IsNull()) {
-    if (required) error(map, p, "missing required field '" + key + "'");
-    return std::nullopt;
-  }
-  if (!n.IsScalar()) {
-    error(n, p, std::string("expected text, found ") + kind_of(n));
-    return std::nullopt;
-  }
-  return n.Scalar();
+  const auto f = field(map, parent, key, required);
+  return f ? decode<std::string>(*f, "text") : std::nullopt;
 }
 
 std::optional<std::string> CaseReader::choice(const YAML::Node& map, const std::string& parent, const std::string& key,
@@ -75,19 +80,16 @@ std::optional<std::string> CaseReader::choice(const YAML::Node& map, const std::
 
 std::optional<double> CaseReader::number(const YAML::Node& map, const std::string& parent, const std::string& key,
                                          bool required, bool positive) {
-  const std::string p = parent.empty() ? key : parent + "." + key;
-  const YAML::Node n = map[key];
-  if (!n.IsDefined() || n.IsNull()) {
-    if (required) error(map, p, "missing required field '" + key + "'");
+  const auto f = field(map, parent, key, required);
+  if (!f) return std::nullopt;
+  const auto v = decode<double>(*f, "a number");
+  if (!v) return std::nullopt;
+  if (!std::isfinite(*v)) {
+    wrong_type(*f, "a number");
     return std::nullopt;
   }
-  double v = 0;
-  if (!n.IsScalar() || !YAML::convert<double>::decode(n, v) || !std::isfinite(v)) {
-    error(n, p, "expected a number, found " + (n.IsScalar() ? "'" + n.Scalar() + "'" : std::string(kind_of(n))));
-    return std::nullopt;
-  }
-  if (positive && v <= 0) {
-    error(n, p, "must be > 0 (got " + n.Scalar() + ")");
+  if (positive && *v <= 0) {
+    error(f->node, f->path, "must be > 0 (got " + f->node.Scalar() + ")");
     return std::nullopt;
   }
   return v;
@@ -95,19 +97,11 @@ std::optional<double> CaseReader::number(const YAML::Node& map, const std::strin
 
 std::optional<std::int64_t> CaseReader::integer(const YAML::Node& map, const std::string& parent, const std::string& key,
                                                 bool required, std::int64_t min_value) {
-  const std::string p = parent.empty() ? key : parent + "." + key;
-  const YAML::Node n = map[key];
-  if (!n.IsDefined() || n.IsNull()) {
-    if (required) error(map, p, "missing required field '" + key + "'");
-    return std::nullopt;
-  }
-  std::int64_t v = 0;
-  if (!n.IsScalar() || !YAML::convert<std::int64_t>::decode(n, v)) {
-    error(n, p, "expected a whole number, found " + (n.IsScalar() ? "'" + n.Scalar() + "'" : std::string(kind_of(n))));
-    return std::nullopt;
-  }
-  if (v < min_value) {
-    error(n, p, "must be >= " + std::to_string(min_value) + " (got " + n.Scalar() + ")");
+  const auto f = field(map, parent, key, required);
+  if (!f) return std::nullopt;
+  const auto v = decode<std::int64_t>(*f, "a whole number");
+  if (v && *v < min_value) {
+    error(f->node, f->path, "must be >= " + std::to_string(min_value) + " (got " + f->node.Scalar() + ")");
     return std::nullopt;
   }
   return v;
@@ -115,18 +109,8 @@ std::optional<std::int64_t> CaseReader::integer(const YAML::Node& map, const std
 
 std::optional<bool> CaseReader::boolean(const YAML::Node& map, const std::string& parent, const std::string& key,
                                         bool required) {
-  const std::string p = parent.empty() ? key : parent + "." + key;
-  const YAML::Node n = map[key];
-  if (!n.IsDefined() || n.IsNull()) {
-    if (required) error(map, p, "missing required field '" + key + "'");
-    return std::nullopt;
-  }
-  bool v = false;
-  if (!n.IsScalar() || !YAML::convert<bool>::decode(n, v)) {
-    error(n, p, "expected true or false, found " + (n.IsScalar() ? "'" + n.Scalar() + "'" : std::string(kind_of(n))));
-    return std::nullopt;
-  }
-  return v;
+  const auto f = field(map, parent, key, required);
+  return f ? decode<bool>(*f, "true or false") : std::nullopt;
 }
 
 void CaseReader::record(const YAML::Node& n, const std::string& path) {

@@ -50,6 +50,23 @@ class CaseReader {
   static const char* kind_of(const YAML::Node& n);
 
  private:
+  // A key that is present (and not null), with its dotted path.
+  struct Field {
+    YAML::Node node;
+    std::string path;
+  };
+  // map[key] when present; records "missing required field" when it is absent and `required`.
+  std::optional<Field> field(const YAML::Node& map, const std::string& parent, const std::string& key, bool required);
+  // The field's value as T; records "expected WHAT, found ..." when it is not one value of that type.
+  template <typename T>
+  std::optional<T> decode(const Field& f, const char* what) {
+    T v{};
+    if (f.node.IsScalar() && YAML::convert<T>::decode(f.node, v)) return v;
+    wrong_type(f, what);
+    return std::nullopt;
+  }
+  void wrong_type(const Field& f, const char* what);
+
   Diagnostics& diags_;
   AccuracyCase& case_;
   std::string kind_ = "?";

@@ -33,6 +33,27 @@ const std::vector<Unit>& units_of(QuantityKind k) {
   return bandwidth;
 }
 
+// What messages say about each kind of quantity.
+struct KindText {
+  QuantityKind kind;
+  const char* name;
+  const char* accepted_units;
+  const char* example;
+};
+
+constexpr KindText kKindTexts[] = {
+    {QuantityKind::Bandwidth, "bandwidth", "GB/s, Gb/s, TB/s, MB/s (also GiB/s, Tb/s)", "450 GB/s"},
+    {QuantityKind::Time, "time", "ns, us, ms, s", "5 us"},
+    {QuantityKind::Size, "size", "MB, GB, MiB, GiB (also KB, KiB, TB)", "80 GB"},
+    {QuantityKind::Compute, "compute", "TFLOPS (also GFLOPS, PFLOPS)", "989 TFLOPS"},
+};
+
+const KindText& about(QuantityKind k) {
+  for (const auto& t : kKindTexts)
+    if (t.kind == k) return t;
+  return kKindTexts[0];
+}
+
 std::string_view trim(std::string_view s) {
   while (!s.empty() && (s.front() == ' ' || s.front() == '\t')) s.remove_prefix(1);
   while (!s.empty() && (s.back() == ' ' || s.back() == '\t')) s.remove_suffix(1);
@@ -41,35 +62,9 @@ std::string_view trim(std::string_view s) {
 
 }  // namespace
 
-const char* to_string(QuantityKind k) {
-  switch (k) {
-    case QuantityKind::Bandwidth: return "bandwidth";
-    case QuantityKind::Time: return "time";
-    case QuantityKind::Size: return "size";
-    case QuantityKind::Compute: return "compute";
-  }
-  return "?";
-}
-
-const char* accepted_units(QuantityKind k) {
-  switch (k) {
-    case QuantityKind::Bandwidth: return "GB/s, Gb/s, TB/s, MB/s (also GiB/s, Tb/s)";
-    case QuantityKind::Time: return "ns, us, ms, s";
-    case QuantityKind::Size: return "MB, GB, MiB, GiB (also KB, KiB, TB)";
-    case QuantityKind::Compute: return "TFLOPS (also GFLOPS, PFLOPS)";
-  }
-  return "";
-}
-
-const char* example_quantity(QuantityKind k) {
-  switch (k) {
-    case QuantityKind::Bandwidth: return "450 GB/s";
-    case QuantityKind::Time: return "5 us";
-    case QuantityKind::Size: return "80 GB";
-    case QuantityKind::Compute: return "989 TFLOPS";
-  }
-  return "";
-}
+const char* to_string(QuantityKind k) { return about(k).name; }
+const char* accepted_units(QuantityKind k) { return about(k).accepted_units; }
+const char* example_quantity(QuantityKind k) { return about(k).example; }
 
 QuantityResult parse_quantity(std::string_view text, QuantityKind kind) {
   QuantityResult r;

@@ -20,17 +20,15 @@ double attention_pairs(MaskSection m, std::int64_t q_len, std::int64_t kv_len) {
 
 AttentionShape attention_shape(int batch, std::int64_t q_len, std::int64_t kv_len, int heads, int kv_heads,
                                int head_dim_qk, int head_dim_v, MaskSection section) {
-  AttentionShape a;
-  a.batch = batch;
-  a.q_len = q_len;
-  a.kv_len = kv_len;
-  a.heads = heads;
-  a.kv_heads = kv_heads;
-  a.head_dim_qk = head_dim_qk;
-  a.head_dim_v = head_dim_v;
-  a.section = section;
-  a.pairs = attention_pairs(section, q_len, kv_len);
-  return a;
+  return {.batch = batch,
+          .q_len = q_len,
+          .kv_len = kv_len,
+          .heads = heads,
+          .kv_heads = kv_heads,
+          .head_dim_qk = head_dim_qk,
+          .head_dim_v = head_dim_v,
+          .section = section,
+          .pairs = attention_pairs(section, q_len, kv_len)};
 }
 
 double attention_flops(const AttentionShape& a, Pass pass) {

@@ -23,6 +23,19 @@ std::vector<int> task_peers(const TaskGraph& g, const Task& t) {
   return peers;
 }
 
+namespace {
+
+// The tasks `f` accepts, grouped by rank (graph order within a rank).
+std::vector<const Task*> accepted_by_rank(const TaskGraph& g, const GraphFilter& f) {
+  std::vector<const Task*> sorted;
+  for (const Task& t : g.tasks())
+    if (f.accepts(t)) sorted.push_back(&t);
+  std::stable_sort(sorted.begin(), sorted.end(), [](const Task* a, const Task* b) { return a->rank < b->rank; });
+  return sorted;
+}
+
+}  // namespace
+
 void write_graph_json(const TaskGraph& g, const GraphFilter& f, std::ostream& os) {
   nlohmann::ordered_json tasks = nlohmann::ordered_json::array();
   for (const Task& t : g.tasks()) {
@@ -48,10 +61,7 @@ void write_graph_json(const TaskGraph& g, const GraphFilter& f, std::ostream& os
 void write_graph_dot(const TaskGraph& g, const GraphFilter& f, std::ostream& os) {
   os << "digraph hcpsim {\n  rankdir=LR;\n  node [shape=box, fontsize=9];\n";
   int current = -1;
-  std::vector<const Task*> sorted;
-  for (const Task& t : g.tasks())
-    if (f.accepts(t)) sorted.push_back(&t);
-  std::stable_sort(sorted.begin(), sorted.end(), [](const Task* a, const Task* b) { return a->rank < b->rank; });
+  const std::vector<const Task*> sorted = accepted_by_rank(g, f);
   for (const Task* t : sorted) {
     if (t->rank != current) {
       if (current >= 0) os << "  }\n";
@@ -112,10 +122,7 @@ void write_graph_text(const TaskGraph& g, const Scenario& s, const GraphFilter& 
   const auto& hcp = s.model.hierarchical_context_parallel_sizes;
   int last_rank = -1, last_layer = -1;
   int last_pass = -1;
-  std::vector<const Task*> sorted;
-  for (const Task& t : g.tasks())
-    if (f.accepts(t)) sorted.push_back(&t);
-  std::stable_sort(sorted.begin(), sorted.end(), [](const Task* a, const Task* b) { return a->rank < b->rank; });
+  const std::vector<const Task*> sorted = accepted_by_rank(g, f);
   for (const Task* tp : sorted) {
     const Task& t = *tp;
     const CpCommType type = s.comm_type_for_layer(t.layer);

@@ -5,42 +5,44 @@
 #include <deque>
 #include <stdexcept>
 
+#include "engine/core/enum_names.h"
+
 namespace hcpsim {
 
-const char* to_string(TaskKind k) {
-  static const char* names[] = {"attention_forward", "attention_backward", "copy", "lse_merge",
-                                "out_correction", "send_recv", "all_to_all", "all_gather",
-                                "reduce_scatter", "all_reduce", "gemm"};
-  return names[static_cast<int>(k)];
+namespace {
+
+constexpr auto kTaskKindNames = std::to_array<EnumName<TaskKind>>({
+    {TaskKind::AttentionForward, "attention_forward"}, {TaskKind::AttentionBackward, "attention_backward"},
+    {TaskKind::Copy, "copy"}, {TaskKind::LseMerge, "lse_merge"}, {TaskKind::OutCorrection, "out_correction"},
+    {TaskKind::SendRecv, "send_recv"}, {TaskKind::AllToAll, "all_to_all"}, {TaskKind::AllGather, "all_gather"},
+    {TaskKind::ReduceScatter, "reduce_scatter"}, {TaskKind::AllReduce, "all_reduce"}, {TaskKind::Gemm, "gemm"}});
+static_assert(kTaskKindNames.size() == kTaskKindCount);
+
+constexpr auto kStreamNames = std::to_array<EnumName<Stream>>(
+    {{Stream::Main, "main"}, {Stream::Cp, "cp"}, {Stream::NcclA2A, "nccl:a2a"}, {Stream::NcclP2P, "nccl:p2p"},
+     {Stream::NcclCp, "nccl:cp"}, {Stream::NcclTp, "nccl:tp"}});
+static_assert(kStreamNames.size() == kStreamCount);
+
+// Sets `out` when `name` is in `table`.
+template <typename E, std::size_t N>
+bool parse_into(const EnumNames<E, N>& table, std::string_view name, E& out) {
+  const auto v = find_value(table, name);
+  if (v) out = *v;
+  return v.has_value();
 }
 
-bool parse_task_kind(std::string_view s, TaskKind& out) {
-  for (int i = 0; i < kTaskKindCount; ++i)
-    if (s == to_string(static_cast<TaskKind>(i))) {
-      out = static_cast<TaskKind>(i);
-      return true;
-    }
-  return false;
-}
+}  // namespace
+
+const char* to_string(TaskKind k) { return name_of(kTaskKindNames, k); }
+bool parse_task_kind(std::string_view s, TaskKind& out) { return parse_into(kTaskKindNames, s, out); }
 
 bool is_communication(TaskKind k) {
   return k == TaskKind::SendRecv || k == TaskKind::AllToAll || k == TaskKind::AllGather ||
          k == TaskKind::ReduceScatter || k == TaskKind::AllReduce;
 }
 
-const char* to_string(Stream s) {
-  static const char* names[] = {"main", "cp", "nccl:a2a", "nccl:p2p", "nccl:cp", "nccl:tp"};
-  return names[static_cast<int>(s)];
-}
-
-bool parse_stream(std::string_view s, Stream& out) {
-  for (int i = 0; i < kStreamCount; ++i)
-    if (s == to_string(static_cast<Stream>(i))) {
-      out = static_cast<Stream>(i);
-      return true;
-    }
-  return false;
-}
+const char* to_string(Stream s) { return name_of(kStreamNames, s); }
+bool parse_stream(std::string_view s, Stream& out) { return parse_into(kStreamNames, s, out); }
 
 const char* to_string(Pass p) { return p == Pass::Forward ? "forward" : "backward"; }
 
@@ -248,21 +250,21 @@ std::uint16_t TaskGraph::intern(std::string_view label) {
   return id;
 }
 
-std::vector<TaskId> TaskGraph::deps(TaskId id) const {
+namespace {
+
+// The tasks at the heads of `id`'s out-edges in `graph` (successors, or dependencies in the reverse graph).
+template <typename Graph>
+std::vector<TaskId> out_neighbours(const Graph& graph, TaskId id) {
   std::vector<TaskId> out;
-  const auto& r = reverse_adjacency();
-  for (auto [it, end] = boost::out_edges(id, r); it != end; ++it)
-    out.push_back(static_cast<TaskId>(boost::target(*it, r)));
+  for (auto [it, end] = boost::out_edges(id, graph); it != end; ++it)
+    out.push_back(static_cast<TaskId>(boost::target(*it, graph)));
   return out;
 }
 
-std::vector<TaskId> TaskGraph::successors(TaskId id) const {
-  std::vector<TaskId> out;
-  const auto& g = adjacency();
-  for (auto [it, end] = boost::out_edges(id, g); it != end; ++it)
-    out.push_back(static_cast<TaskId>(boost::target(*it, g)));
-  return out;
-}
+}  // namespace
+
+std::vector<TaskId> TaskGraph::deps(TaskId id) const { return out_neighbours(reverse_adjacency(), id); }
+std::vector<TaskId> TaskGraph::successors(TaskId id) const { return out_neighbours(adjacency(), id); }
 
 std::string TaskGraph::display_name(const Task& t) const {
   std::string s = "L" + std::to_string(t.layer) + (t.pass == Pass::Forward ? ".fwd" : ".bwd");

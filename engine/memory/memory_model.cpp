@@ -4,6 +4,8 @@
 #include <cstdio>
 #include <stdexcept>
 
+#include "engine/core/enum_names.h"
+
 namespace hcpsim {
 namespace {
 
@@ -251,20 +253,14 @@ std::vector<std::string> describe_memory(const MemoryEstimate& m) {
   return lines;
 }
 
-Recompute parse_recompute(const std::string& name) {
-  if (name == "none") return Recompute::None;
-  if (name == "selective") return Recompute::Selective;
-  if (name == "full") return Recompute::Full;
-  throw std::invalid_argument("unknown recompute mode '" + name + "' (valid: none, selective, full)");
-}
+namespace {
 
-const char* to_string(Recompute r) {
-  switch (r) {
-    case Recompute::None: return "none";
-    case Recompute::Selective: return "selective";
-    case Recompute::Full: return "full";
-  }
-  return "?";
-}
+constexpr auto kRecomputeNames = std::to_array<EnumName<Recompute>>(
+    {{Recompute::None, "none"}, {Recompute::Selective, "selective"}, {Recompute::Full, "full"}});
+
+}  // namespace
+
+Recompute parse_recompute(const std::string& name) { return parse_enum(kRecomputeNames, name, "recompute mode"); }
+const char* to_string(Recompute r) { return name_of(kRecomputeNames, r); }
 
 }  // namespace hcpsim

@@ -122,12 +122,7 @@ std::vector<PlanCandidate> enumerate_candidates(const Scenario& base, int gpus, 
         }
         for (const std::string& order : orders) {
           if (order != orders.front() && dp == 1) continue;   // the orders differ only when dp > 1 and pp > 1
-          PlanCandidate c;
-          c.tp = tp;
-          c.cp = cp;
-          c.dp = dp;
-          c.pp = pp;
-          c.order = order;
+          PlanCandidate c{.tp = tp, .cp = cp, .dp = dp, .order = order, .pp = pp};
           std::vector<PlanCandidate> layouts;
           if (cp == 1) {
             layouts.push_back(c);

@@ -23,7 +23,7 @@ struct PlanCandidate {
   int cp = 1;
   int dp = 1;
   CpCommType comm = CpCommType::P2P;
-  std::vector<int> hierarchical;          // [A, P] for a2a+p2p, else empty
+  std::vector<int> hierarchical = {};     // [A, P] for a2a+p2p, else empty
   std::string order = "tp-cp-ep-dp-pp";
   int pp = 1;
   int vpp = 1;

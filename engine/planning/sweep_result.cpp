@@ -9,6 +9,8 @@
 #include <sstream>
 #include <stdexcept>
 
+#include "engine/core/enum_names.h"
+
 namespace hcpsim::planning {
 namespace {
 
@@ -58,12 +60,8 @@ std::string csv_field(const std::string& s) {
   return q + "\"";
 }
 
-PointStatus parse_status(const std::string& s) {
-  if (s == "ok") return PointStatus::Ok;
-  if (s == "invalid") return PointStatus::Invalid;
-  if (s == "error") return PointStatus::Error;
-  throw std::runtime_error("status '" + s + "' (valid: ok, invalid, error)");
-}
+constexpr auto kStatusNames = std::to_array<EnumName<PointStatus>>(
+    {{PointStatus::Ok, "ok"}, {PointStatus::Invalid, "invalid"}, {PointStatus::Error, "error"}});
 
 }  // namespace
 
@@ -73,14 +71,7 @@ PointMetrics::PointMetrics()
       memory_per_gpu_bytes(kNaN), tokens_per_s_per_gpu(kNaN), mfu(kNaN), pipeline_bubble_fraction(kNaN),
       ttft_s(kNaN) {}
 
-const char* to_string(PointStatus s) {
-  switch (s) {
-    case PointStatus::Ok: return "ok";
-    case PointStatus::Invalid: return "invalid";
-    case PointStatus::Error: return "error";
-  }
-  return "?";
-}
+const char* to_string(PointStatus s) { return name_of(kStatusNames, s); }
 
 const std::vector<std::string>& metric_names() {
   static const std::vector<std::string> names{
@@ -125,7 +116,7 @@ PointResult point_from_json(const nlohmann::json& j, const std::vector<std::stri
   PointResult r;
   try {
     for (const auto& c : columns) r.labels.push_back(j.at(c).get<std::string>());
-    r.status = parse_status(j.at("status").get<std::string>());
+    r.status = parse_enum(kStatusNames, j.at("status").get<std::string>(), "status");
     r.comm_type = j.value("comm_type", "");
     const auto& names = metric_names();
     for (std::size_t i = 0; i < names.size(); ++i) {

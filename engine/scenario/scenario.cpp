@@ -2,38 +2,32 @@
 
 #include <algorithm>
 
+#include "engine/core/enum_names.h"
+
 namespace hcpsim {
 
-const char* to_string(CpCommType t) {
-  switch (t) {
-    case CpCommType::P2P: return "p2p";
-    case CpCommType::AllGather: return "all_gather";
-    case CpCommType::A2A: return "a2a";
-    case CpCommType::A2AP2P: return "a2a+p2p";
-  }
-  return "?";
-}
+namespace {
 
+constexpr auto kCommTypeNames = std::to_array<EnumName<CpCommType>>({{CpCommType::P2P, "p2p"},
+                                                                     {CpCommType::AllGather, "all_gather"},
+                                                                     {CpCommType::A2A, "a2a"},
+                                                                     {CpCommType::A2AP2P, "a2a+p2p"}});
+constexpr auto kKernelNames = std::to_array<EnumName<AttentionKernel>>(
+    {{AttentionKernel::CuDNN, "cudnn"}, {AttentionKernel::FA2, "fa2"}, {AttentionKernel::FA3, "fa3"}});
+constexpr auto kGranularityNames = std::to_array<EnumName<RecomputeGranularity>>(
+    {{RecomputeGranularity::None, "none"}, {RecomputeGranularity::Selective, "selective"},
+     {RecomputeGranularity::Full, "full"}});
+
+}  // namespace
+
+const char* to_string(CpCommType t) { return name_of(kCommTypeNames, t); }
 const char* to_string(MaskType m) { return m == MaskType::Causal ? "causal" : "no_mask"; }
 const char* to_string(DType d) { return d == DType::BF16 ? "bf16" : "fp16"; }
 const char* to_string(Topology t) { return t == Topology::FatTree ? "fat-tree" : "star"; }
-const char* to_string(AttentionKernel k) {
-  switch (k) {
-    case AttentionKernel::FA2: return "fa2";
-    case AttentionKernel::FA3: return "fa3";
-    default: return "cudnn";
-  }
-}
+const char* to_string(AttentionKernel k) { return name_of(kKernelNames, k); }
 int bytes_per_element(DType) { return 2; }
 const char* to_string(TrainMode m) { return m == TrainMode::Train ? "train" : "prefill"; }
-const char* to_string(RecomputeGranularity g) {
-  switch (g) {
-    case RecomputeGranularity::None: return "none";
-    case RecomputeGranularity::Selective: return "selective";
-    case RecomputeGranularity::Full: return "full";
-  }
-  return "?";
-}
+const char* to_string(RecomputeGranularity g) { return name_of(kGranularityNames, g); }
 const char* to_string(RecomputeMethod m) { return m == RecomputeMethod::Uniform ? "uniform" : "block"; }
 
 int Scenario::global_batch() const {

@@ -143,12 +143,15 @@ bool YamlReader::check_map(const YAML::Node& n, const std::string& path, const s
   return true;
 }
 
+bool YamlReader::is_scalar(const YAML::Node& n, const std::string& path, const std::string& what) {
+  if (n.IsScalar()) return true;
+  error(n, path, "expected " + what + ", got " + node_kind(n));
+  return false;
+}
+
 std::optional<std::int64_t> YamlReader::int_of(const YAML::Node& n, const std::string& path,
                                                std::int64_t min_value) {
-  if (!n.IsScalar()) {
-    error(n, path, std::string("expected a whole number, got ") + node_kind(n));
-    return std::nullopt;
-  }
+  if (!is_scalar(n, path, "a whole number")) return std::nullopt;
   const std::string& s = n.Scalar();
   std::int64_t v = 0;
   const char* b = s.data();
@@ -177,10 +180,7 @@ std::optional<std::int64_t> YamlReader::int_of(const YAML::Node& n, const std::s
 
 std::optional<std::string> YamlReader::string_of(const YAML::Node& n, const std::string& path,
                                                  std::size_t max_chars) {
-  if (!n.IsScalar()) {
-    error(n, path, std::string("expected a text value, got ") + node_kind(n));
-    return std::nullopt;
-  }
+  if (!is_scalar(n, path, "a text value")) return std::nullopt;
   if (n.Scalar().size() > max_chars) {
     error(n, path, "text of " + std::to_string(n.Scalar().size()) + " characters; at most " +
                        std::to_string(max_chars) + " are allowed here");
@@ -201,10 +201,7 @@ std::optional<double> YamlReader::get_fraction(const YAML::Node& map, const std:
   const YAML::Node n = map[key];
   if (!n.IsDefined()) return std::nullopt;
   const std::string path = join_path(parent, key);
-  if (!n.IsScalar()) {
-    error(n, path, std::string("expected a number, got ") + node_kind(n));
-    return std::nullopt;
-  }
+  if (!is_scalar(n, path, "a number")) return std::nullopt;
   const std::string& s = n.Scalar();
   char* end = nullptr;
   const double v = std::strtod(s.c_str(), &end);
@@ -269,11 +266,8 @@ std::optional<double> YamlReader::get_quantity(const YAML::Node& map, const std:
   const YAML::Node n = map[key];
   if (!n.IsDefined()) return std::nullopt;
   const std::string path = join_path(parent, key);
-  if (!n.IsScalar()) {
-    error(n, path, std::string("expected a ") + to_string(kind) + " with a unit (e.g. '" +
-                       example_quantity(kind) + "'), got " + node_kind(n));
+  if (!is_scalar(n, path, std::string("a ") + to_string(kind) + " with a unit (e.g. '" + example_quantity(kind) + "')"))
     return std::nullopt;
-  }
   if (n.Scalar().size() > 64) {
     error(n, path, "'" + clip(n.Scalar()) + "' is not a " + to_string(kind),
           {std::string("write it like '") + example_quantity(kind) + "'"});

@@ -71,6 +71,8 @@ class YamlReader {
  private:
   int override_covering(const std::string& path) const;
   void record(const YAML::Node& key, const std::string& path);
+  // True when `n` is a single value; else records "expected WHAT, got a mapping" (or a list...).
+  bool is_scalar(const YAML::Node& n, const std::string& path, const std::string& what);
 
   Diagnostics& diags_;
   std::map<std::string, SourceLocation>* locations_;

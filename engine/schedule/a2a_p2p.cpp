@@ -54,16 +54,33 @@ void require_hierarchical(const ScheduleContext& ctx) {
         "(without them Megatron silently disables CP: docs/schedules.md, \"The silent-disable pitfall\")");
 }
 
+// a2a+p2p with a level of size 1 is the other level's schedule alone: A = 1 is the p2p ring over
+// the level-1 groups, P = 1 is the a2a over the level-0 groups. Builds that pass and returns true
+// in those cases; returns false (nothing built) when both levels have 2 or more ranks. Throws when
+// the layout is not hierarchical.
+bool built_as_one_level(ScheduleContext& ctx, Pass pass) {
+  require_hierarchical(ctx);
+  const bool fwd = pass == Pass::Forward;
+  if (ctx.layout.a2a_size() == 1) {
+    const RingIO io = flat_ring(ctx, GroupKind::HCP_P2P);
+    fwd ? build_ring_forward(ctx, io) : build_ring_backward(ctx, io);
+    return true;
+  }
+  if (ctx.layout.ring_size() == 1) {
+    fwd ? build_a2a_forward(ctx, GroupKind::HCP_A2A, Stream::NcclA2A)
+        : build_a2a_backward(ctx, GroupKind::HCP_A2A, Stream::NcclA2A);
+    return true;
+  }
+  return false;
+}
+
 }  // namespace
 
 void build_p2p_forward(ScheduleContext& ctx) { build_ring_forward(ctx, flat_ring(ctx, GroupKind::CP)); }
 void build_p2p_backward(ScheduleContext& ctx) { build_ring_backward(ctx, flat_ring(ctx, GroupKind::CP)); }
 
 void build_a2a_p2p_forward(ScheduleContext& ctx) {
-  require_hierarchical(ctx);
-  const int A = ctx.layout.a2a_size(), P = ctx.layout.ring_size();
-  if (A == 1) return build_ring_forward(ctx, flat_ring(ctx, GroupKind::HCP_P2P));
-  if (P == 1) return build_a2a_forward(ctx, GroupKind::HCP_A2A, Stream::NcclA2A);
+  if (built_as_one_level(ctx, Pass::Forward)) return;
   const auto& z = ctx.sz;
   build_a2a_before(ctx, GroupKind::HCP_A2A, Stream::NcclA2A,
                    {{"q", BufName::Q, BufName::LevelQ, z.h_t, z.d_qk, 0, 0},
@@ -74,10 +91,7 @@ void build_a2a_p2p_forward(ScheduleContext& ctx) {
 }
 
 void build_a2a_p2p_backward(ScheduleContext& ctx) {
-  require_hierarchical(ctx);
-  const int A = ctx.layout.a2a_size(), P = ctx.layout.ring_size();
-  if (A == 1) return build_ring_backward(ctx, flat_ring(ctx, GroupKind::HCP_P2P));
-  if (P == 1) return build_a2a_backward(ctx, GroupKind::HCP_A2A, Stream::NcclA2A);
+  if (built_as_one_level(ctx, Pass::Backward)) return;
   const auto& z = ctx.sz;
   build_a2a_before(ctx, GroupKind::HCP_A2A, Stream::NcclA2A, {{"do", BufName::DOut, BufName::LevelDOut, z.h_t, z.d_v, 0, 4}});
   build_ring_backward(ctx, level_ring(ctx));

@@ -80,10 +80,20 @@ AttentionShape shape(const ScheduleContext& ctx, int step, int r, int cp) {
                          z.causal ? MaskSection::BottomRight : MaskSection::Full);
 }
 
-void gather_kv(ScheduleContext& ctx, int k_version, int v_version) {
+// Bytes of one rank's shard (its s tokens) of K and of V: what each rank adds to an all_gather and
+// receives from a reduce_scatter.
+struct KvShardBytes {
+  double k, v;
+};
+
+KvShardBytes kv_shard_bytes(const ScheduleContext& ctx) {
   const auto& z = ctx.sz;
-  const double Tk = static_cast<double>(z.b) * static_cast<double>(z.s) * z.g_t * z.d_qk * z.e;
-  const double Tv = static_cast<double>(z.b) * static_cast<double>(z.s) * z.g_t * z.d_v * z.e;
+  const double tokens_heads = static_cast<double>(z.b) * static_cast<double>(z.s) * z.g_t;
+  return {tokens_heads * z.d_qk * z.e, tokens_heads * z.d_v * z.e};
+}
+
+void gather_kv(ScheduleContext& ctx, int k_version, int v_version) {
+  const auto [Tk, Tv] = kv_shard_bytes(ctx);
   const int cp = ctx.layout.cp();
   collective(ctx, {TaskKind::AllGather, "all_gather_k", BufName::K, 0, BufName::Gathered, k_version, Tk});
   collective(ctx, {TaskKind::AllGather, "all_gather_v", BufName::V, 0, BufName::Gathered, v_version, Tv});
@@ -99,89 +109,108 @@ void gather_kv(ScheduleContext& ctx, int k_version, int v_version) {
     }
 }
 
+// What a pass does at one of its two attention steps: the attention task's buffers, then an
+// accumulation (a Copy task adding into the pass's result) on the same stream.
+struct StepWork {
+  PayloadOp attention_op;
+  std::vector<std::uint64_t> attention_in, attention_out;
+  const char* accumulate_label;
+  double accumulate_bytes;
+  std::vector<std::uint64_t> accumulate_in, accumulate_out;
+};
+
+// The two attention steps of every CP rank, as TE runs them: step 0 on main, step 1 on cp, each an
+// attention over the gathered K/V followed by an accumulation on its stream; step 1's accumulation
+// waits for step 0's (a CUDA event), then main waits for cp. `work(step)` gives a step's buffers;
+// `after(rank)` adds what the rank runs next on main.
+template <typename Work, typename After>
+void attention_steps(ScheduleContext& ctx, Pass pass, Work&& work, After&& after) {
+  const int cp = ctx.layout.cp();
+  const std::int64_t c = ctx.sz.s / 2;
+  for (const auto& grp : ctx.layout.groups(GroupKind::CP))
+    for (int r = 0; r < cp; ++r) {
+      const int rank = grp[static_cast<std::size_t>(r)];
+      TaskId accumulate0 = kNone;
+      for (int step = 0; step < 2; ++step) {
+        const Stream st = step == 0 ? Stream::Main : Stream::Cp;
+        const AttentionShape a = shape(ctx, step, r, cp);
+        StepWork w = work(step);
+        const TaskId t = ctx.add_attention(rank, pass, st, step, a);
+        ctx.payload(t, w.attention_op, std::move(w.attention_in), std::move(w.attention_out),
+                    {step * c, c, 0, a.kv_len, ctx.sz.causal ? 1 : 0});
+        if (step == 1) ctx.wait(rank, st, accumulate0);
+        const TaskId acc = ctx.add(rank, TaskKind::Copy, st, w.accumulate_label, step, 0, w.accumulate_bytes);
+        ctx.payload(acc, PayloadOp::Add, std::move(w.accumulate_in), std::move(w.accumulate_out));
+        if (step == 0) accumulate0 = acc;
+      }
+      ctx.wait_stream(rank, Stream::Main, Stream::Cp);
+      after(rank);
+    }
+}
+
 }  // namespace
 
 void build_all_gather_forward(ScheduleContext& ctx) {
   const auto& z = ctx.sz;
-  const int cp = ctx.layout.cp();
   const std::int64_t c = z.s / 2;
   gather_kv(ctx, kFwdK, kFwdV);
   const double out_bytes = static_cast<double>(z.b) * static_cast<double>(c) * z.h_t * z.d_v * z.e;
-  const auto& groups = ctx.layout.groups(GroupKind::CP);
-  for (const auto& grp : groups)
-    for (int r = 0; r < cp; ++r) {
-      const int rank = grp[static_cast<std::size_t>(r)];
-      TaskId copy0 = kNone;
-      for (int step = 0; step < 2; ++step) {
-        const Stream st = step == 0 ? Stream::Main : Stream::Cp;
-        const AttentionShape a = shape(ctx, step, r, cp);
-        const TaskId t = ctx.add_attention(rank, Pass::Forward, st, step, a);
-        ctx.payload(t, PayloadOp::AttnFwd,
-                    {ctx.key(BufName::Q), ctx.key(BufName::FullKV, kFwdK), ctx.key(BufName::FullKV, kFwdV)},
-                    {ctx.key(BufName::StepOut, step), ctx.key(BufName::StepLse, step)},
-                    {step * c, c, 0, a.kv_len, z.causal ? 1 : 0});
-        if (step == 1) ctx.wait(rank, st, copy0);
-        const TaskId cpy = ctx.add(rank, TaskKind::Copy, st, "out_copy", step, 0, 2 * out_bytes);
-        if (step == 0) {
-          ctx.payload(cpy, PayloadOp::Add, {ctx.key(BufName::StepOut, 0)}, {ctx.key(BufName::LevelOut)});
-          copy0 = cpy;
-        } else {
-          ctx.payload(cpy, PayloadOp::Add, {ctx.key(BufName::LevelOut), ctx.key(BufName::StepOut, 1)},
-                      {ctx.key(BufName::Out)});
-        }
-      }
-      ctx.wait_stream(rank, Stream::Main, Stream::Cp);
-    }
+  // Each step writes its half of the output: step 0 into LevelOut, step 1 adds LevelOut into Out.
+  auto work = [&](int step) -> StepWork {
+    return {PayloadOp::AttnFwd,
+            {ctx.key(BufName::Q), ctx.key(BufName::FullKV, kFwdK), ctx.key(BufName::FullKV, kFwdV)},
+            {ctx.key(BufName::StepOut, step), ctx.key(BufName::StepLse, step)},
+            "out_copy",
+            2 * out_bytes,
+            step == 0 ? std::vector<std::uint64_t>{ctx.key(BufName::StepOut, 0)}
+                      : std::vector<std::uint64_t>{ctx.key(BufName::LevelOut), ctx.key(BufName::StepOut, 1)},
+            {step == 0 ? ctx.key(BufName::LevelOut) : ctx.key(BufName::Out)}};
+  };
+  attention_steps(ctx, Pass::Forward, work, [](int) {});
 }
 
 void build_all_gather_backward(ScheduleContext& ctx) {
   const auto& z = ctx.sz;
   const int cp = ctx.layout.cp();
-  const std::int64_t c = z.s / 2;
   gather_kv(ctx, kBwdK, kBwdV);
   const double full_kv_bytes = static_cast<double>(z.b) * static_cast<double>(z.S) * z.g_t * (z.d_qk + z.d_v) * z.e;
-  const auto& groups = ctx.layout.groups(GroupKind::CP);
-  for (const auto& grp : groups)
-    for (int r = 0; r < cp; ++r) {
-      const int rank = grp[static_cast<std::size_t>(r)];
-      TaskId acc0 = kNone;
-      for (int step = 0; step < 2; ++step) {
-        const Stream st = step == 0 ? Stream::Main : Stream::Cp;
-        const AttentionShape a = shape(ctx, step, r, cp);
-        const TaskId t = ctx.add_attention(rank, Pass::Backward, st, step, a);
-        ctx.payload(t, PayloadOp::AttnBwd,
-                    {ctx.key(BufName::Q), ctx.key(BufName::FullKV, kBwdK), ctx.key(BufName::FullKV, kBwdV),
-                     ctx.key(BufName::Out), ctx.key(BufName::DOut), ctx.key(BufName::StepLse, step)},
-                    {ctx.key(BufName::BwdDq, step), ctx.key(BufName::BwdDkv, dk_of_step(step)),
-                     ctx.key(BufName::BwdDkv, dv_of_step(step))},
-                    {step * c, c, 0, a.kv_len, z.causal ? 1 : 0});
-        if (step == 1) ctx.wait(rank, st, acc0);
-        const TaskId acc = ctx.add(rank, TaskKind::Copy, st, "dkv_acc", step, 0, (step == 0 ? 2 : 3) * full_kv_bytes);
-        if (step == 0) {
-          ctx.payload(acc, PayloadOp::Add,
-                      {ctx.key(BufName::BwdDq, 0), ctx.key(BufName::BwdDkv, dk_of_step(0)), ctx.key(BufName::BwdDkv, dv_of_step(0))},
-                      {ctx.key(BufName::Dq, 0), ctx.key(BufName::FullDkv, kDkStep0), ctx.key(BufName::FullDkv, kDvStep0)});
-          acc0 = acc;
-        } else {
-          ctx.payload(acc, PayloadOp::Add,
-                      {ctx.key(BufName::Dq, 0), ctx.key(BufName::BwdDq, 1), ctx.key(BufName::FullDkv, kDkStep0),
-                       ctx.key(BufName::BwdDkv, dk_of_step(1)), ctx.key(BufName::FullDkv, kDvStep0),
-                       ctx.key(BufName::BwdDkv, dv_of_step(1))},
-                      {ctx.key(BufName::DQ), ctx.key(BufName::FullDkv, kDkSum), ctx.key(BufName::FullDkv, kDvSum)});
-        }
-      }
-      ctx.wait_stream(rank, Stream::Main, Stream::Cp);
-      const TaskId rk = ctx.add(rank, TaskKind::Copy, Stream::Main, "reord_dk", -1, 0,
-                                2 * full_kv_bytes * z.d_qk / (z.d_qk + z.d_v));
-      ctx.payload(rk, PayloadOp::NaturalToChunks, {ctx.key(BufName::FullDkv, kDkSum)}, {ctx.key(BufName::Send, kSendDk)},
-                  {cp, 0, z.d_qk});
-      const TaskId rv = ctx.add(rank, TaskKind::Copy, Stream::Main, "reord_dv", -1, 0,
-                                2 * full_kv_bytes * z.d_v / (z.d_qk + z.d_v));
-      ctx.payload(rv, PayloadOp::NaturalToChunks, {ctx.key(BufName::FullDkv, kDvSum)}, {ctx.key(BufName::Send, kSendDv)},
-                  {cp, 0, z.d_v});
+  // dQ, dK and dV of step 0, then their sums with step 1's, into full-length buffers.
+  auto work = [&](int step) -> StepWork {
+    StepWork w{PayloadOp::AttnBwd,
+               {ctx.key(BufName::Q), ctx.key(BufName::FullKV, kBwdK), ctx.key(BufName::FullKV, kBwdV),
+                ctx.key(BufName::Out), ctx.key(BufName::DOut), ctx.key(BufName::StepLse, step)},
+               {ctx.key(BufName::BwdDq, step), ctx.key(BufName::BwdDkv, dk_of_step(step)),
+                ctx.key(BufName::BwdDkv, dv_of_step(step))},
+               "dkv_acc",
+               (step == 0 ? 2 : 3) * full_kv_bytes,
+               {},
+               {}};
+    if (step == 0) {
+      w.accumulate_in = {ctx.key(BufName::BwdDq, 0), ctx.key(BufName::BwdDkv, dk_of_step(0)),
+                         ctx.key(BufName::BwdDkv, dv_of_step(0))};
+      w.accumulate_out = {ctx.key(BufName::Dq, 0), ctx.key(BufName::FullDkv, kDkStep0),
+                          ctx.key(BufName::FullDkv, kDvStep0)};
+    } else {
+      w.accumulate_in = {ctx.key(BufName::Dq, 0),         ctx.key(BufName::BwdDq, 1),
+                         ctx.key(BufName::FullDkv, kDkStep0), ctx.key(BufName::BwdDkv, dk_of_step(1)),
+                         ctx.key(BufName::FullDkv, kDvStep0), ctx.key(BufName::BwdDkv, dv_of_step(1))};
+      w.accumulate_out = {ctx.key(BufName::DQ), ctx.key(BufName::FullDkv, kDkSum), ctx.key(BufName::FullDkv, kDvSum)};
     }
-  const double Tk = static_cast<double>(z.b) * static_cast<double>(z.s) * z.g_t * z.d_qk * z.e;
-  const double Tv = static_cast<double>(z.b) * static_cast<double>(z.s) * z.g_t * z.d_v * z.e;
+    return w;
+  };
+  // Back to per-rank chunk order, dK and dV apart, for the reduce-scatters.
+  auto reorder = [&](int rank) {
+    const TaskId rk = ctx.add(rank, TaskKind::Copy, Stream::Main, "reord_dk", -1, 0,
+                              2 * full_kv_bytes * z.d_qk / (z.d_qk + z.d_v));
+    ctx.payload(rk, PayloadOp::NaturalToChunks, {ctx.key(BufName::FullDkv, kDkSum)}, {ctx.key(BufName::Send, kSendDk)},
+                {cp, 0, z.d_qk});
+    const TaskId rv = ctx.add(rank, TaskKind::Copy, Stream::Main, "reord_dv", -1, 0,
+                              2 * full_kv_bytes * z.d_v / (z.d_qk + z.d_v));
+    ctx.payload(rv, PayloadOp::NaturalToChunks, {ctx.key(BufName::FullDkv, kDvSum)}, {ctx.key(BufName::Send, kSendDv)},
+                {cp, 0, z.d_v});
+  };
+  attention_steps(ctx, Pass::Backward, work, reorder);
+  const auto [Tk, Tv] = kv_shard_bytes(ctx);
   collective(ctx, {TaskKind::ReduceScatter, "reduce_scatter_dk", BufName::Send, kSendDk, BufName::DK, 0, Tk});
   collective(ctx, {TaskKind::ReduceScatter, "reduce_scatter_dv", BufName::Send, kSendDv, BufName::DV, 0, Tv});
 }

@@ -74,7 +74,7 @@ void build_layer_pass(schedule::ScheduleContext& ctx, const Scenario& s, int lay
   ctx.layer = layer;
   ctx.pass = pass;
   const int W = ctx.layout.world_size();
-  auto hook = [&](bool pre) {
+  auto hook = [&](LayerPart part) {
     std::vector<TaskId> frontier(static_cast<std::size_t>(W));
     // Stream waits pending on the main stream (the cp stream joining main at the end of attention)
     // bind the first whole-layer op of each rank, as the next main-stream kernel would.
@@ -83,8 +83,7 @@ void build_layer_pass(schedule::ScheduleContext& ctx, const Scenario& s, int lay
       frontier[static_cast<std::size_t>(r)] = ctx.last(r, Stream::Main);
       waits[static_cast<std::size_t>(r)] = ctx.take_waits(r, Stream::Main);
     }
-    const auto next = pre ? add_pre_attention_ops(ctx.g, s, ctx.layout, layer, pass, frontier, waits)
-                          : add_post_attention_ops(ctx.g, s, ctx.layout, layer, pass, frontier, waits);
+    const auto next = add_layer_ops(ctx.g, s, ctx.layout, layer, pass, part, frontier, waits);
     for (int r = 0; r < W && static_cast<std::size_t>(r) < next.size(); ++r) {
       const auto i = static_cast<std::size_t>(r);
       if (next[i] != kNone) ctx.set_last(r, Stream::Main, next[i]);
@@ -92,9 +91,9 @@ void build_layer_pass(schedule::ScheduleContext& ctx, const Scenario& s, int lay
         for (TaskId w : waits[i]) ctx.wait(r, Stream::Main, w);
     }
   };
-  if (ctx.options.whole_layer) hook(true);
+  if (ctx.options.whole_layer) hook(LayerPart::BeforeAttention);
   build_attention(ctx, s.comm_type_for_layer(layer));
-  if (ctx.options.whole_layer) hook(false);
+  if (ctx.options.whole_layer) hook(LayerPart::AfterAttention);
 }
 
 }  // namespace

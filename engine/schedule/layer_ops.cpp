@@ -43,6 +43,15 @@ LayerDims dims_of(const Scenario& s) {
   return d;
 }
 
+void check(const Scenario& s, const std::vector<TaskId>& frontier, const RankLayout& layout) {
+  if (s.model.ffn_hidden_size <= 0)
+    throw std::invalid_argument("whole-layer ops need model.ffn_hidden_size > 0");
+  if (s.model.hidden_size <= 0) throw std::invalid_argument("whole-layer ops need model.hidden_size > 0");
+  if (frontier.size() != static_cast<std::size_t>(layout.world_size()))
+    throw std::invalid_argument("layer ops: frontier has " + std::to_string(frontier.size()) +
+                                " entries, world size is " + std::to_string(layout.world_size()));
+}
+
 // One GEMM of [m x k] by [k x n] per rank: FLOPs and HBM bytes (inputs + output).
 struct Gemm {
   const char* label;
@@ -53,7 +62,10 @@ class LayerBuilder {
  public:
   LayerBuilder(TaskGraph& g, const Scenario& s, const RankLayout& layout, int layer, Pass pass,
                const std::vector<TaskId>& frontier, const std::vector<std::vector<TaskId>>& waits)
-      : g_(g), layout_(layout), layer_(layer), pass_(pass), d_(dims_of(s)), frontier_(frontier), waits_(waits) {}
+      : g_(g), layout_(layout), layer_(layer), pass_(pass), sp_(s.model.sequence_parallel), d_(dims_of(s)),
+        frontier_(frontier), waits_(waits) {
+    check(s, frontier, layout);
+  }
 
   void gemm(const Gemm& x) {
     for (int r = 0; r < layout_.world_size(); ++r) {
@@ -102,15 +114,17 @@ class LayerBuilder {
 
   // Gradient/activation exchange after a row-parallel GEMM (forward) or a column-parallel dgrad
   // (backward): all_reduce of the full activation, or reduce_scatter to the sequence shard with SP.
-  void reduce(bool sp, const char* ar_label, const char* rs_label) {
+  void reduce(const char* ar_label, const char* rs_label) {
     const double full = d_.tokens * d_.hidden * d_.e;
-    if (sp) collective(TaskKind::ReduceScatter, rs_label, full / d_.tp);
+    if (sp_) collective(TaskKind::ReduceScatter, rs_label, full / d_.tp);
     else collective(TaskKind::AllReduce, ar_label, full);
   }
-  void gather(bool sp, const char* label) {
-    if (sp) collective(TaskKind::AllGather, label, d_.tokens * d_.hidden * d_.e / d_.tp);
+  // With SP: the all_gather of the sequence shards before a column-parallel GEMM; without: nothing.
+  void gather(const char* label) {
+    if (sp_) collective(TaskKind::AllGather, label, d_.tokens * d_.hidden * d_.e / d_.tp);
   }
 
+  Pass pass() const { return pass_; }
   const LayerDims& dims() const { return d_; }
   std::vector<TaskId> frontier() const { return frontier_; }
 
@@ -131,6 +145,7 @@ class LayerBuilder {
   const RankLayout& layout_;
   int layer_;
   Pass pass_;
+  bool sp_;   // sequence parallelism
   LayerDims d_;
   std::vector<TaskId> frontier_;
   std::vector<std::vector<TaskId>> waits_;
@@ -148,56 +163,47 @@ void backward_gemms(LayerBuilder& b, const Gemm& f, const char* dgrad, const cha
   b.gemm({wgrad, f.k, f.m, f.n});
 }
 
-void check(const Scenario& s, const std::vector<TaskId>& frontier, const RankLayout& layout) {
-  if (s.model.ffn_hidden_size <= 0)
-    throw std::invalid_argument("whole-layer ops need model.ffn_hidden_size > 0");
-  if (s.model.hidden_size <= 0) throw std::invalid_argument("whole-layer ops need model.hidden_size > 0");
-  if (frontier.size() != static_cast<std::size_t>(layout.world_size()))
-    throw std::invalid_argument("layer ops: frontier has " + std::to_string(frontier.size()) +
-                                " entries, world size is " + std::to_string(layout.world_size()));
+
+// The ops of one pass that run before its attention, in execution order.
+void add_before_attention(LayerBuilder& b) {
+  const LayerDims& d = b.dims();
+  if (b.pass() == Pass::Forward) {
+    b.gather("tp_all_gather_qkv_in");
+    b.gemm(qkv(d));
+  } else {
+    b.gather("tp_all_gather_mlp_grad");
+    backward_gemms(b, fc2(d), "fc2_dgrad", "fc2_wgrad");
+    backward_gemms(b, fc1(d), "fc1_dgrad", "fc1_wgrad");
+    b.reduce("tp_all_reduce_mlp_grad", "tp_reduce_scatter_mlp_grad");
+    b.gather("tp_all_gather_attn_grad");
+    backward_gemms(b, out_proj(d), "out_proj_dgrad", "out_proj_wgrad");
+  }
+}
+
+// The ops of one pass that run after its attention, in execution order.
+void add_after_attention(LayerBuilder& b) {
+  const LayerDims& d = b.dims();
+  if (b.pass() == Pass::Forward) {
+    b.gemm(out_proj(d));
+    b.reduce("tp_all_reduce_attn_out", "tp_reduce_scatter_attn_out");
+    b.gather("tp_all_gather_mlp_in");
+    b.gemm(fc1(d));
+    b.gemm(fc2(d));
+    b.reduce("tp_all_reduce_mlp_out", "tp_reduce_scatter_mlp_out");
+  } else {
+    backward_gemms(b, qkv(d), "qkv_proj_dgrad", "qkv_proj_wgrad");
+    b.reduce("tp_all_reduce_qkv_grad", "tp_reduce_scatter_qkv_grad");
+  }
 }
 
 }  // namespace
 
-std::vector<TaskId> add_pre_attention_ops(TaskGraph& g, const Scenario& s, const RankLayout& layout, int layer,
-                                          Pass pass, const std::vector<TaskId>& frontier,
-                                          const std::vector<std::vector<TaskId>>& waits) {
-  check(s, frontier, layout);
+std::vector<TaskId> add_layer_ops(TaskGraph& g, const Scenario& s, const RankLayout& layout, int layer, Pass pass,
+                                  LayerPart part, const std::vector<TaskId>& frontier,
+                                  const std::vector<std::vector<TaskId>>& waits) {
   LayerBuilder b(g, s, layout, layer, pass, frontier, waits);
-  const bool sp = s.model.sequence_parallel;
-  const LayerDims& d = b.dims();
-  if (pass == Pass::Forward) {
-    b.gather(sp, "tp_all_gather_qkv_in");
-    b.gemm(qkv(d));
-  } else {
-    b.gather(sp, "tp_all_gather_mlp_grad");
-    backward_gemms(b, fc2(d), "fc2_dgrad", "fc2_wgrad");
-    backward_gemms(b, fc1(d), "fc1_dgrad", "fc1_wgrad");
-    b.reduce(sp, "tp_all_reduce_mlp_grad", "tp_reduce_scatter_mlp_grad");
-    b.gather(sp, "tp_all_gather_attn_grad");
-    backward_gemms(b, out_proj(d), "out_proj_dgrad", "out_proj_wgrad");
-  }
-  return b.frontier();
-}
-
-std::vector<TaskId> add_post_attention_ops(TaskGraph& g, const Scenario& s, const RankLayout& layout, int layer,
-                                           Pass pass, const std::vector<TaskId>& frontier,
-                                          const std::vector<std::vector<TaskId>>& waits) {
-  check(s, frontier, layout);
-  LayerBuilder b(g, s, layout, layer, pass, frontier, waits);
-  const bool sp = s.model.sequence_parallel;
-  const LayerDims& d = b.dims();
-  if (pass == Pass::Forward) {
-    b.gemm(out_proj(d));
-    b.reduce(sp, "tp_all_reduce_attn_out", "tp_reduce_scatter_attn_out");
-    b.gather(sp, "tp_all_gather_mlp_in");
-    b.gemm(fc1(d));
-    b.gemm(fc2(d));
-    b.reduce(sp, "tp_all_reduce_mlp_out", "tp_reduce_scatter_mlp_out");
-  } else {
-    backward_gemms(b, qkv(d), "qkv_proj_dgrad", "qkv_proj_wgrad");
-    b.reduce(sp, "tp_all_reduce_qkv_grad", "tp_reduce_scatter_qkv_grad");
-  }
+  if (part == LayerPart::BeforeAttention) add_before_attention(b);
+  else add_after_attention(b);
   return b.frontier();
 }
 

@@ -68,9 +68,17 @@ Tile tile_of(MaskSection m, std::int64_t c) {
 
 Stream sigma(int i) { return i % 2 == 0 ? Stream::Main : Stream::Cp; }
 
-double kv_bytes(const ScheduleContext& ctx, const RingIO& io) {
+// Bytes of what one ring rank holds for its 2c tokens: K and V (what travels the ring), Q (and dQ),
+// the attention output and the softmax LSE (fp32).
+struct RankBytes {
+  double kv, q, out, lse;
+};
+
+RankBytes rank_bytes(const ScheduleContext& ctx, const RingIO& io) {
   const auto& z = ctx.sz;
-  return static_cast<double>(z.b) * static_cast<double>(2 * io.c) * io.kv_heads * (z.d_qk + z.d_v) * z.e;
+  const double tokens = static_cast<double>(z.b) * static_cast<double>(2 * io.c);
+  return {tokens * io.kv_heads * (z.d_qk + z.d_v) * z.e, tokens * io.heads * z.d_qk * z.e,
+          tokens * io.heads * z.d_v * z.e, tokens * io.heads * 4.0};
 }
 
 AttentionShape shape_of(const ScheduleContext& ctx, const RingIO& io, MaskSection m, int source) {
@@ -84,40 +92,38 @@ std::vector<std::int64_t> tile_args(const Tile& t) {
   return {t.q_off, t.q_len, t.kv_off, t.kv_len, t.causal ? 1 : 0};
 }
 
-void check_groups(const ScheduleContext& ctx, const RingIO& io) {
+// The rings of `io.group`; throws std::invalid_argument when there is none or a ring has fewer than 2 ranks.
+const std::vector<std::vector<int>>& ring_groups(const ScheduleContext& ctx, const RingIO& io) {
   const auto& groups = ctx.layout.groups(io.group);
   if (groups.empty())
     throw std::invalid_argument(std::string("p2p ring: the layout has no ") + to_string(io.group) + " groups");
   if (groups.front().size() < 2) throw std::invalid_argument("p2p ring: ring size must be at least 2");
+  return groups;
 }
 
 }  // namespace
 
 void build_ring_forward(ScheduleContext& ctx, const RingIO& io) {
-  check_groups(ctx, io);
-  const auto& groups = ctx.layout.groups(io.group);
+  const auto& groups = ring_groups(ctx, io);
   const int R = static_cast<int>(groups.front().size());
   const bool causal = ctx.sz.causal;
-  const double m_kv = kv_bytes(ctx, io);
-  const auto& z = ctx.sz;
-  const double lse_bytes = static_cast<double>(z.b) * static_cast<double>(2 * io.c) * io.heads * 4.0;
-  const double out_bytes = static_cast<double>(z.b) * static_cast<double>(2 * io.c) * io.heads * z.d_v * z.e;
+  const RankBytes held = rank_bytes(ctx, io);
   const std::size_t W = static_cast<std::size_t>(ctx.layout.world_size());
   std::vector<TaskId> sr_prev(W, kNone), merge_prev(W, kNone);
 
   for (const auto& grp : groups)
     for (int r = 0; r < R; ++r) {
       const int rank = grp[static_cast<std::size_t>(r)];
-      const TaskId t = ctx.add(rank, TaskKind::Copy, Stream::Main, "kv_concat", -1, 0, 2 * m_kv);
+      const TaskId t = ctx.add(rank, TaskKind::Copy, Stream::Main, "kv_concat", -1, 0, 2 * held.kv);
       ctx.payload(t, PayloadOp::Concat, {ctx.key(io.k), ctx.key(io.v)}, {ctx.key(BufName::KV, 0)});
     }
 
   const bool te_bytes = ctx.scenario.cluster.efficiency.terms.memory_operators;
   auto merge = [&](int rank, int r, int k) {
     ctx.wait(rank, sigma(k), merge_prev[static_cast<std::size_t>(rank)]);
-    double bytes = 3 * lse_bytes;
-    if (te_bytes && k == 0) bytes = 2 * lse_bytes;
-    else if (te_bytes && ring_forward_section(k, r, causal) == MaskSection::Upper) bytes = 1.5 * lse_bytes;
+    double bytes = 3 * held.lse;
+    if (te_bytes && k == 0) bytes = 2 * held.lse;
+    else if (te_bytes && ring_forward_section(k, r, causal) == MaskSection::Upper) bytes = 1.5 * held.lse;
     const TaskId t = ctx.add(rank, TaskKind::LseMerge, sigma(k), "lse_merge", k, 0, bytes);
     std::vector<std::uint64_t> in;
     if (k > 0) in.push_back(ctx.key(BufName::Lse, k - 1));
@@ -145,12 +151,12 @@ void build_ring_forward(ScheduleContext& ctx, const RingIO& io) {
         const int prev = grp[static_cast<std::size_t>((r - 1 + R) % R)];
         ctx.wait(rank, st, sr_prev[static_cast<std::size_t>(rank)]);
         if (i < R - 1) {
-          const TaskId sr = ctx.add_nccl(rank, TaskKind::SendRecv, Stream::NcclP2P, st, "send_recv_kv", i, m_kv);
+          const TaskId sr = ctx.add_nccl(rank, TaskKind::SendRecv, Stream::NcclP2P, st, "send_recv_kv", i, held.kv);
           ctx.payload(sr, PayloadOp::SendRecv, {ctx.key(BufName::KV, i)}, {ctx.key(BufName::KV, i + 1)},
                       {next, prev});
           op.ranks.push_back(rank);
           op.tasks.push_back(sr);
-          op.transfers.push_back({rank, next, m_kv});
+          op.transfers.push_back({rank, next, held.kv});
           sr_prev[static_cast<std::size_t>(rank)] = sr;
         }
         const MaskSection m = ring_forward_section(i, r, causal);
@@ -168,11 +174,11 @@ void build_ring_forward(ScheduleContext& ctx, const RingIO& io) {
       const int rank = grp[static_cast<std::size_t>(r)];
       merge(rank, r, R - 1);
       ctx.wait_stream(rank, Stream::Main, Stream::Cp);
-      double corr_bytes = (R + 1) * out_bytes + (R + 1) * lse_bytes;
+      double corr_bytes = (R + 1) * held.out + (R + 1) * held.lse;
       if (te_bytes) {
-        corr_bytes = 2 * out_bytes + 2 * lse_bytes;   // step 0: out = out_0 * exp(lse_0 - lse)
+        corr_bytes = 2 * held.out + 2 * held.lse;   // step 0: out = out_0 * exp(lse_0 - lse)
         for (int k = 1; k < R; ++k) {
-          const double full = 3 * out_bytes + 2 * lse_bytes;
+          const double full = 3 * held.out + 2 * held.lse;
           corr_bytes += ring_forward_section(k, r, causal) == MaskSection::Upper ? full / 2 : full;
         }
       }
@@ -187,13 +193,10 @@ void build_ring_forward(ScheduleContext& ctx, const RingIO& io) {
 }
 
 void build_ring_backward(ScheduleContext& ctx, const RingIO& io) {
-  check_groups(ctx, io);
-  const auto& groups = ctx.layout.groups(io.group);
+  const auto& groups = ring_groups(ctx, io);
   const int R = static_cast<int>(groups.front().size());
   const bool causal = ctx.sz.causal;
-  const double m_kv = kv_bytes(ctx, io);
-  const auto& z = ctx.sz;
-  const double dq_bytes = static_cast<double>(z.b) * static_cast<double>(2 * io.c) * io.heads * z.d_qk * z.e;
+  const RankBytes held = rank_bytes(ctx, io);
   const bool te_bytes = ctx.scenario.cluster.efficiency.terms.memory_operators;
   const std::size_t W = static_cast<std::size_t>(ctx.layout.world_size());
   std::vector<TaskId> c_prev(W, kNone);
@@ -201,13 +204,13 @@ void build_ring_backward(ScheduleContext& ctx, const RingIO& io) {
   for (const auto& grp : groups)
     for (int r = 0; r < R; ++r) {
       const int rank = grp[static_cast<std::size_t>(r)];
-      const TaskId t = ctx.add(rank, TaskKind::Copy, Stream::Main, "kv_init", -1, 0, 2 * m_kv);
+      const TaskId t = ctx.add(rank, TaskKind::Copy, Stream::Main, "kv_init", -1, 0, 2 * held.kv);
       ctx.payload(t, PayloadOp::Add, {buffer_key(BufName::KV, ctx.layer, R - 1)}, {ctx.key(BufName::BwdKV, 0)});
     }
 
   for (int i = 0; i < R; ++i) {
     const char* label = i == 0 ? "send_recv_kv" : (i == R - 1 ? "send_recv_dkv" : "send_recv_kv_dkv");
-    const double bytes = ring_backward_message_bytes(i, R, m_kv);
+    const double bytes = ring_backward_message_bytes(i, R, held.kv);
     for (std::size_t gi = 0; gi < groups.size(); ++gi) {
       const auto& grp = groups[gi];
       CommOp op;
@@ -245,7 +248,7 @@ void build_ring_backward(ScheduleContext& ctx, const RingIO& io) {
 
         const double dq_factor = te_bytes && m == MaskSection::Upper ? 0.5 : 1.0;   // second Q half only
         const TaskId dq = ctx.add(rank, TaskKind::Copy, Stream::Main, "dq_acc", i, 0,
-                                  dq_factor * (i == 0 ? 2 * dq_bytes : 3 * dq_bytes));
+                                  dq_factor * (i == 0 ? 2 * held.q : 3 * held.q));
         const std::uint64_t dq_out = i == R - 1 ? ctx.key(io.dq) : ctx.key(BufName::Dq, i);
         if (i == 0) ctx.payload(dq, PayloadOp::Add, {ctx.key(BufName::BwdDq, 0)}, {dq_out});
         else ctx.payload(dq, PayloadOp::Add, {ctx.key(BufName::Dq, i - 1), ctx.key(BufName::BwdDq, i)}, {dq_out});
@@ -253,7 +256,7 @@ void build_ring_backward(ScheduleContext& ctx, const RingIO& io) {
         ctx.wait(rank, Stream::Main, c);
         const double dkv_factor = te_bytes && m == MaskSection::Lower ? 0.5 : 1.0;   // first KV half only
         const TaskId add = ctx.add(rank, TaskKind::Copy, Stream::Main, "dkv_add", i, 0,
-                                   dkv_factor * (i == 0 ? 2 * m_kv : 3 * m_kv));
+                                   dkv_factor * (i == 0 ? 2 * held.kv : 3 * held.kv));
         if (i == 0) {
           ctx.payload(add, PayloadOp::Add, {ctx.key(BufName::BwdDkv, 0)}, {ctx.key(BufName::Dkv, 0)});
         } else if (i < R - 1) {

@@ -7,6 +7,7 @@
 #include <cstdlib>
 #include <cstring>
 
+#include "engine/app/help_footer.h"
 #include "engine/core/diagnostics.h"
 #include "engine/scenario/loader.h"
 #include "engine/scenario/validate.h"
@@ -32,17 +33,16 @@ int main(int argc, char** argv) {
   QApplication app(argc, argv);
   QApplication::setApplicationName("hcpsim-gui");
   QCommandLineParser cli;
-  cli.setApplicationDescription(
-      "hcpsim GUI: scenario editor, layout, ring-step, timeline and chart views.\n"
-      "`hcpsim-gui FILE` opens the window on a scenario; --screenshot renders one view and exits.\n\n"
-      "Examples:\n"
-      "  hcpsim-gui --screenshot layout layout.png scenarios/llama3-70b-128k-dgx-h100-hcp.yaml --color-by ring\n"
-      "  hcpsim-gui --screenshot ring ring.png scenarios/llama3-70b-128k-dgx-h100-hcp.yaml --step 1\n"
-      "  hcpsim-gui --screenshot timeline tl.png scenarios/llama3-8b-64k-dgx-h100-p2p.yaml   # analytic, in-process\n"
-      "  hcpsim simulate scenarios/llama3-8b-64k-dgx-h100-p2p.yaml --backend analytic --trace pred.json\n"
-      "  hcpsim-gui --screenshot timeline tl.svg --trace pred.json --measured pred.json\n"
-      "  hcpsim sweep scenarios/llama3-8b-64k-dgx-h100-p2p.yaml --vary model.context_parallel_size=2,4,8 --out sweep.csv\n"
-      "  hcpsim-gui --screenshot chart chart.png --csv sweep.csv --x model.context_parallel_size --y step_s");
+  cli.setApplicationDescription(QString::fromStdString(hcpsim::app::format_help_footer(
+      {.before = "hcpsim GUI: scenario editor, layout, ring-step, timeline and chart views.\n"
+                 "`hcpsim-gui FILE` opens the window on a scenario; --screenshot renders one view and exits.",
+       .examples = {{{"hcpsim-gui --screenshot layout layout.png scenarios/llama3-70b-128k-dgx-h100-hcp.yaml --color-by ring"}},
+                    {{"hcpsim-gui --screenshot ring ring.png scenarios/llama3-70b-128k-dgx-h100-hcp.yaml --step 1"}},
+                    {{"hcpsim-gui --screenshot timeline tl.png scenarios/llama3-8b-64k-dgx-h100-p2p.yaml"}, "analytic, in-process"},
+                    {{"hcpsim simulate scenarios/llama3-8b-64k-dgx-h100-p2p.yaml --backend analytic --trace pred.json"}},
+                    {{"hcpsim-gui --screenshot timeline tl.svg --trace pred.json --measured pred.json"}},
+                    {{"hcpsim sweep scenarios/llama3-8b-64k-dgx-h100-p2p.yaml --vary model.context_parallel_size=2,4,8 --out sweep.csv"}},
+                    {{"hcpsim-gui --screenshot chart chart.png --csv sweep.csv --x model.context_parallel_size --y step_s"}}}})));
   cli.addHelpOption();
   cli.addOption({"screenshot", "Render VIEW (layout, ring, timeline, chart) offscreen to OUT (.png/.svg) and exit.", "VIEW"});
   cli.addOption({"trace", "Predicted trace (Chrome JSON).", "FILE"});

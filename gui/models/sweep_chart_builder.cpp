@@ -17,6 +17,17 @@ namespace {
 
 bool is_seconds(const std::string& label) { return label.size() > 2 && label.compare(label.size() - 2, 2, "_s") == 0; }
 
+// A logarithmic axis over [lo, hi] widened by the factor `margin` at both ends (no range when there
+// are no points: lo > hi); labels "%g", and automatic minor ticks between decades.
+QLogValueAxis* log_axis(double base, double lo, double hi, double margin) {
+  auto* axis = new QLogValueAxis;
+  axis->setBase(base);
+  axis->setLabelFormat("%g");
+  if (base == 10) axis->setMinorTickCount(-1);
+  if (lo <= hi) axis->setRange(lo / margin, hi * margin);
+  return axis;
+}
+
 }  // namespace
 
 QChart* build_sweep_chart(const planning::ChartData& data) {
@@ -37,18 +48,9 @@ QChart* build_sweep_chart(const planning::ChartData& data) {
 
   QAbstractAxis* x_axis = nullptr;
   if (data.log10_x) {
-    auto* ax = new QLogValueAxis;
-    ax->setBase(10);
-    ax->setLabelFormat("%g");
-    ax->setMinorTickCount(-1);
-    ax->setRange(x_lo / 1.5, x_hi * 1.5);
-    x_axis = ax;
+    x_axis = log_axis(10, x_lo, x_hi, 1.5);
   } else if (data.log2_x) {
-    auto* ax = new QLogValueAxis;
-    ax->setBase(2);
-    ax->setLabelFormat("%g");
-    ax->setRange(x_lo / 1.25, x_hi * 1.25);
-    x_axis = ax;
+    x_axis = log_axis(2, x_lo, x_hi, 1.25);
   } else if (data.numeric_x) {
     auto* ax = new QValueAxis;
     ax->setLabelFormat("%g");
@@ -67,12 +69,7 @@ QChart* build_sweep_chart(const planning::ChartData& data) {
   const QString y_name = QString::fromStdString(data.y_label);
   QAbstractAxis* y_axis = nullptr;
   if (data.log10_y) {
-    auto* ay = new QLogValueAxis;
-    ay->setBase(10);
-    ay->setLabelFormat("%g");
-    ay->setMinorTickCount(-1);
-    if (y_lo <= y_hi) ay->setRange(y_lo / 1.5, y_hi * 1.5);
-    y_axis = ay;
+    y_axis = log_axis(10, y_lo, y_hi, 1.5);
   } else {
     auto* ay = new QValueAxis;
     ay->setLabelFormat("%g");

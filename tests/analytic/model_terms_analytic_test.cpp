@@ -7,6 +7,7 @@
 #include "engine/cost/route.h"
 #include "tests/analytic/run_helpers.h"
 #include "tests/cost/test_scenario.h"
+#include "tests/support/two_rank_sendrecv.h"
 
 namespace hcpsim {
 namespace {
@@ -17,27 +18,6 @@ TaskId copy_task(TaskGraph& g, int rank, double bytes) {
   t.kind = TaskKind::Copy;
   t.bytes = bytes;
   return g.add_task(t, "copy");
-}
-
-// Ranks 0 and 1 exchange `bytes` each way in one send/recv call of ring step `step`.
-std::vector<TaskId> sendrecv(TaskGraph& g, double bytes, int step) {
-  CommOp op;
-  op.kind = TaskKind::SendRecv;
-  for (int r : {0, 1}) {
-    Task t;
-    t.rank = r;
-    t.kind = TaskKind::SendRecv;
-    t.stream = Stream::NcclP2P;
-    t.bytes = bytes;
-    t.step = step;
-    t.comm = static_cast<std::uint32_t>(g.comms().size());
-    op.ranks.push_back(r);
-    op.tasks.push_back(g.add_task(t, "sr"));
-  }
-  op.transfers = {{0, 1, bytes}, {1, 0, bytes}};
-  const std::vector<TaskId> tasks = op.tasks;
-  g.add_comm(op);
-  return tasks;
 }
 
 TEST(ProcessorSharingGpu, CommLoadSlowsKernelsByItsShare) {
@@ -58,7 +38,7 @@ TEST(ModelTermsAnalytic, SendRecvSlowsConcurrentComputeOnBothRanks) {
   TaskGraph g;
   const double hbm = 8e9;                       // a long copy on rank 0 (about 3 ms)
   const TaskId work = copy_task(g, 0, hbm);
-  const auto sr = sendrecv(g, 64.0 * 1024 * 1024, 0);
+  const auto sr = test::add_two_rank_sendrecv(g, 1, 64.0 * 1024 * 1024, 0);
   const auto r = test::run_analytic(g, s);
   const double w = cost.compute_seconds(g, g.task(work));
   const double d = RouteModel(s, cost).transfer_seconds(0, 1, 64.0 * 1024 * 1024);
@@ -81,7 +61,7 @@ TEST(ModelTermsAnalytic, HostOverheadsEndCommunicationLater) {
   const CostModel cost(s);
   TaskGraph g;
   const double bytes = 1e6;
-  const auto sr = sendrecv(g, bytes, 0);
+  const auto sr = test::add_two_rank_sendrecv(g, 1, bytes, 0);
   const TaskId after = copy_task(g, 0, 1e6);    // the next step's kernel waits for the send/recv
   g.add_dep(sr[0], after);
   const auto r = test::run_analytic(g, s);

@@ -8,6 +8,7 @@
 #include "engine/cost/cost_model.h"
 #include "engine/cost/nccl_curves.h"
 #include "tests/cost/test_scenario.h"
+#include "tests/support/two_rank_sendrecv.h"
 
 namespace hcpsim {
 namespace {
@@ -25,26 +26,6 @@ AttentionShape shape(std::int64_t q, std::int64_t kv, MaskSection m, int head_di
   a.head_dim_qk = a.head_dim_v = head_dim;
   a.section = m;
   return a;
-}
-
-// A two-rank send/recv call (ranks 0 and 1, `bytes` each way); returns rank 0's task.
-TaskId sendrecv(TaskGraph& g, int peer, double bytes, int step) {
-  CommOp op;
-  op.kind = TaskKind::SendRecv;
-  for (int r : {0, peer}) {
-    Task t;
-    t.rank = r;
-    t.kind = TaskKind::SendRecv;
-    t.stream = Stream::NcclP2P;
-    t.bytes = bytes;
-    t.step = step;
-    t.comm = static_cast<std::uint32_t>(g.comms().size());
-    op.ranks.push_back(r);
-    op.tasks.push_back(g.add_task(t, "sr"));
-  }
-  op.transfers = {{0, peer, bytes}, {peer, 0, bytes}};
-  g.add_comm(op);
-  return op.tasks[0];
 }
 
 TEST(ModelTerms, AttentionShapesReadThePublishedTables) {
@@ -120,7 +101,7 @@ TEST(ModelTerms, CommunicationTakesChannelsAndHbmFromCompute) {
   const CostModel cm(s);
   TaskGraph g;
   const double bytes = 32.0 * 1024 * 1024;
-  const TaskId intra = sendrecv(g, 1, bytes, 0);
+  const TaskId intra = test::add_two_rank_sendrecv(g, 1, bytes, 0)[0];
   // Intra-node send/recv of 32 MiB: min(8, 32 MiB / 512 KiB) = 8 channels of 132 SMs, plus half of
   // the HBM share of reading and writing at the achieved NVLink rate.
   const double eff = 0.82 * bytes / (bytes + 1024.0 * 1024);
@@ -129,14 +110,14 @@ TEST(ModelTerms, CommunicationTakesChannelsAndHbmFromCompute) {
   // A small message needs one channel per 512 KiB chunk.
   TaskGraph g2;
   s.cluster.efficiency.comm_hbm_interference = 0;
-  const TaskId small = sendrecv(g2, 1, 1024.0 * 1024, 0);
+  const TaskId small = test::add_two_rank_sendrecv(g2, 1, 1024.0 * 1024, 0)[0];
   EXPECT_NEAR(CostModel(s).comm_compute_load(g2, g2.task(small)), 2.0 / 132, 1e-12);
   // Inter-node (rank 8 is on node 1): at most 4 channels, the NIC rate.
   Scenario two = test::dgx_scenario(2, 8);
   two.cluster.efficiency.terms.comm_compute_interference = true;
   two.cluster.efficiency.comm_hbm_interference = 1.0;
   TaskGraph g3;
-  const TaskId inter = sendrecv(g3, 8, bytes, 0);
+  const TaskId inter = test::add_two_rank_sendrecv(g3, 8, bytes, 0)[0];
   const double eff_ib = 0.94 * bytes / (bytes + 256.0 * 1024);
   EXPECT_NEAR(CostModel(two).comm_compute_load(g3, g3.task(inter)), 4.0 / 132 + 2 * 50e9 * eff_ib / 3.35e12, 1e-12);
   // Off: nothing taken.

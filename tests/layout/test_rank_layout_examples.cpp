@@ -10,15 +10,13 @@ using Groups = std::vector<std::vector<int>>;
 
 RankLayout make(int world, int gpn, int tp, int cp, int pp, std::vector<int> hcp,
                 std::string order = "tp-cp-ep-dp-pp") {
-  LayoutParams p;
-  p.world_size = world;
-  p.gpus_per_node = gpn;
-  p.tp = tp;
-  p.cp = cp;
-  p.pp = pp;
-  p.hcp_sizes = std::move(hcp);
-  p.order = std::move(order);
-  return RankLayout::build(p);
+  return RankLayout::build({.world_size = world,
+                            .gpus_per_node = gpn,
+                            .tp = tp,
+                            .cp = cp,
+                            .pp = pp,
+                            .order = std::move(order),
+                            .hcp_sizes = std::move(hcp)});
 }
 
 TEST(LayoutExamples, Example1_W16_tp2_cp8_hcp2x4) {

@@ -41,14 +41,13 @@ TEST_P(RandomLayouts, GroupsMatchTheRankFormula) {
     const int A = pick(divisors(cp));
     hcp = {A, cp / A};
   }
-  LayoutParams p;
-  p.world_size = W;
-  p.gpus_per_node = gpn;
-  p.tp = tp;
-  p.cp = cp;
-  p.pp = pp;
-  p.order = pp_before_dp ? "tp-cp-ep-pp-dp" : "tp-cp-ep-dp-pp";
-  p.hcp_sizes = hcp;
+  const LayoutParams p{.world_size = W,
+                       .gpus_per_node = gpn,
+                       .tp = tp,
+                       .cp = cp,
+                       .pp = pp,
+                       .order = pp_before_dp ? "tp-cp-ep-pp-dp" : "tp-cp-ep-dp-pp",
+                       .hcp_sizes = hcp};
   SCOPED_TRACE("tp=" + std::to_string(tp) + " cp=" + std::to_string(cp) + " dp=" + std::to_string(dp) +
                " pp=" + std::to_string(pp) + " order=" + p.order +
                (hcp.empty() ? "" : " hcp=[" + std::to_string(hcp[0]) + "," + std::to_string(hcp[1]) + "]"));

@@ -4,6 +4,7 @@
 #include <gtest/gtest.h>
 
 #include "engine/memory/memory_model.h"
+#include "tests/support/llama3_models.h"
 
 namespace hcpsim {
 namespace {
@@ -11,13 +12,7 @@ namespace {
 constexpr double kMiB = 1024.0 * 1024.0;
 
 Scenario llama3_70b(int tp, int cp, int nodes) {
-  Scenario s;
-  s.model.num_layers = 80;
-  s.model.hidden_size = 8192;
-  s.model.ffn_hidden_size = 28672;
-  s.model.num_attention_heads = 64;
-  s.model.num_query_groups = 8;
-  s.model.kv_channels = 128;
+  Scenario s = test::scenario_of_shape(test::kLlama3_70B);
   s.model.seq_length = 131072;
   s.model.tensor_model_parallel_size = tp;
   s.model.context_parallel_size = cp;
@@ -27,13 +22,7 @@ Scenario llama3_70b(int tp, int cp, int nodes) {
 }
 
 Scenario llama3_8b() {
-  Scenario s;
-  s.model.num_layers = 32;
-  s.model.hidden_size = 4096;
-  s.model.ffn_hidden_size = 14336;
-  s.model.num_attention_heads = 32;
-  s.model.num_query_groups = 8;
-  s.model.kv_channels = 128;
+  Scenario s = test::scenario_of_shape(test::kLlama3_8B);
   s.model.seq_length = 8192;
   return s;
 }

@@ -9,18 +9,13 @@
 #include "engine/planning/planner.h"
 #include "engine/scenario/loader.h"
 #include "engine/scenario/validate.h"
+#include "tests/support/llama3_models.h"
 
 namespace hcpsim::planning {
 namespace {
 
 Scenario llama70b(int nodes, int pp) {
-  Scenario s;
-  s.model.num_layers = 80;
-  s.model.hidden_size = 8192;
-  s.model.ffn_hidden_size = 28672;
-  s.model.num_attention_heads = 64;
-  s.model.num_query_groups = 8;
-  s.model.kv_channels = 128;
+  Scenario s = test::scenario_of_shape(test::kLlama3_70B);
   s.model.seq_length = 131072;
   s.model.pipeline_model_parallel_size = pp;
   s.model.sequence_parallel = true;

@@ -31,6 +31,32 @@ inline ClusterConfig cluster(int nodes, int gpus, int nics) {
 }
 
 // Test convention: a compute task's `flops` is its duration in picoseconds (1e12 per second).
+// Faults of `cluster.faults`, one constructor per kind.
+inline Fault straggler(int rank, double slowdown) {
+  Fault f;
+  f.kind = Fault::Kind::Straggler;
+  f.rank = rank;
+  f.slowdown = slowdown;
+  return f;
+}
+
+inline Fault degraded_nic(int node, int nic, double bandwidth_factor) {
+  Fault f;
+  f.kind = Fault::Kind::DegradedNic;
+  f.node = node;
+  f.nic = nic;
+  f.bandwidth_factor = bandwidth_factor;
+  return f;
+}
+
+inline Fault failed_nic(int node, int nic) {
+  Fault f;
+  f.kind = Fault::Kind::FailedNic;
+  f.node = node;
+  f.nic = nic;
+  return f;
+}
+
 inline PlanCosts unit_costs(int gpus_per_node, double eff_intra = 1.0, double eff_inter = 1.0) {
   PlanCosts c;
   c.compute_s = [](const Task& t) { return t.flops / 1e12; };

@@ -12,6 +12,7 @@
 #include "engine/layout/rank_layout.h"
 #include "engine/schedule/build.h"
 #include "sim/simgrid_backend.h"
+#include "sim_test_util.h"
 
 namespace hcpsim::sim::testing {
 namespace {
@@ -27,23 +28,6 @@ struct Case {
   std::vector<Fault> faults = {};
   int ffn = 0;   // > 0: whole layer (GEMMs and TP collectives around attention)
 };
-
-Fault straggler(int rank, double slowdown) {
-  Fault f;
-  f.kind = Fault::Kind::Straggler;
-  f.rank = rank;
-  f.slowdown = slowdown;
-  return f;
-}
-
-Fault degraded_nic(int node, int nic, double factor) {
-  Fault f;
-  f.kind = Fault::Kind::DegradedNic;
-  f.node = node;
-  f.nic = nic;
-  f.bandwidth_factor = factor;
-  return f;
-}
 
 Scenario make(const Case& c) {
   Scenario s;

@@ -12,30 +12,13 @@ namespace {
 
 #define EXPECT_TIME(a, b) EXPECT_NEAR((a), (b), 1e-9 * (b))
 
-Fault degraded(int node, int nic, double factor) {
-  Fault f;
-  f.kind = Fault::Kind::DegradedNic;
-  f.node = node;
-  f.nic = nic;
-  f.bandwidth_factor = factor;
-  return f;
-}
-
-Fault failed(int node, int nic) {
-  Fault f;
-  f.kind = Fault::Kind::FailedNic;
-  f.node = node;
-  f.nic = nic;
-  return f;
-}
-
 TEST(SimFaults, DegradedNicSlowsTheFlowsThroughItByTheFactor) {
   TaskGraph g;
   const double B = 1e8;
   auto through = sendrecv(g, {3, 11}, {{3, 11, B}});   // node 0 GPU 3 -> NIC 3
   auto other = sendrecv(g, {4, 12}, {{4, 12, B}});     // NIC 4, healthy
   ClusterConfig c = cluster(2, 8, 8);
-  c.faults.push_back(degraded(0, 3, 0.25));
+  c.faults.push_back(degraded_nic(0, 3, 0.25));
   const auto r = simulate(g, c);
   EXPECT_TIME(r.end_s[through[0]], kInterLat_s + B / (0.25 * kNic_Bps));
   EXPECT_TIME(r.end_s[other[0]], kInterLat_s + B / kNic_Bps);
@@ -50,7 +33,7 @@ TEST(SimFaults, FailedNicMovesItsTrafficToTheNextNicOfTheNode) {
   ClusterConfig c = cluster(2, 2, 2);
   const double healthy = simulate(g, c).run.makespan_s;
   EXPECT_TIME(healthy, kInterLat_s + B / kNic_Bps);
-  c.faults.push_back(failed(0, 0));
+  c.faults.push_back(failed_nic(0, 0));
   EXPECT_TIME(simulate(g, c).run.makespan_s, kInterLat_s + 2 * B / kNic_Bps);
   const PlatformSpec p = make_platform_spec(c);
   EXPECT_EQ(p.nic_of_rank[0], 1);
@@ -59,7 +42,7 @@ TEST(SimFaults, FailedNicMovesItsTrafficToTheNextNicOfTheNode) {
 
 TEST(SimFaults, NodeWithoutWorkingNicIsInfeasible) {
   ClusterConfig c = cluster(2, 8, 2);
-  c.faults = {failed(1, 0), failed(1, 1)};
+  c.faults = {failed_nic(1, 0), failed_nic(1, 1)};
   try {
     make_platform_spec(c);
     FAIL() << "expected an infeasible platform";
@@ -67,13 +50,13 @@ TEST(SimFaults, NodeWithoutWorkingNicIsInfeasible) {
     EXPECT_NE(std::string(e.what()).find("infeasible: every NIC of node 1 failed"), std::string::npos) << e.what();
   }
   c.nodes = 1;
-  c.faults = {failed(0, 0), failed(0, 1)};
+  c.faults = {failed_nic(0, 0), failed_nic(0, 1)};
   EXPECT_NO_THROW(make_platform_spec(c));   // a single node never uses its NICs
 }
 
 TEST(SimFaults, FaultOutsideTheClusterNamesTheField) {
   ClusterConfig c = cluster(2, 8, 8);
-  c.faults = {degraded(0, 9, 0.5)};
+  c.faults = {degraded_nic(0, 9, 0.5)};
   try {
     make_platform_spec(c);
     FAIL();
@@ -81,7 +64,7 @@ TEST(SimFaults, FaultOutsideTheClusterNamesTheField) {
     EXPECT_NE(std::string(e.what()).find("cluster.faults[0].nic"), std::string::npos) << e.what();
     EXPECT_NE(std::string(e.what()).find("0..7"), std::string::npos) << e.what();
   }
-  c.faults = {degraded(0, 1, 1.5)};
+  c.faults = {degraded_nic(0, 1, 1.5)};
   EXPECT_THROW(make_platform_spec(c), std::invalid_argument);
 }
 
@@ -90,7 +73,7 @@ TEST(SimFaults, ExplainRouteShowsTheReroutedNic) {
   s.cluster = cluster(2, 2, 2);
   const std::string before = explain_route(s, 0, 2);
   EXPECT_NE(before.find("nic-n0-0_UP"), std::string::npos) << before;
-  s.cluster.faults.push_back(failed(0, 0));
+  s.cluster.faults.push_back(failed_nic(0, 0));
   const std::string after = explain_route(s, 0, 2);
   EXPECT_EQ(after.find("nic-n0-0"), std::string::npos) << after;
   EXPECT_NE(after.find("nic-n0-1_UP"), std::string::npos) << after;

@@ -11,20 +11,15 @@
 #include "engine/report/simulate.h"
 #include "engine/step/model_flops.h"
 #include "engine/step/step_model.h"
+#include "tests/support/llama3_models.h"
 
 namespace hcpsim::step {
 namespace {
 
 // Llama-3-8B-like dense model on DGX-H100-like nodes (no YAML, no presets).
 Scenario llama8b(int nodes, int tp, int cp, int pp) {
-  Scenario s;
+  Scenario s = test::scenario_of_shape(test::kLlama3_8B);
   s.name = "step-test";
-  s.model.num_layers = 32;
-  s.model.hidden_size = 4096;
-  s.model.ffn_hidden_size = 14336;
-  s.model.num_attention_heads = 32;
-  s.model.num_query_groups = 8;
-  s.model.kv_channels = 128;
   s.model.seq_length = 16384;
   s.model.tensor_model_parallel_size = tp;
   s.model.context_parallel_size = cp;
