@@ -100,6 +100,11 @@ Scenario shrink_for_cpu(const Scenario& src) {
   s.cluster.gpus_per_node = tp * cp;
   s.cluster.faults.clear();
   s.simulation.layers = static_cast<int>(types.size());
+  if (s.model.dsa.enabled) {   // DSA: keep the top-k a real selection at the small length (a quarter of the keys)
+    s.model.dsa.index_topk = static_cast<int>(std::clamp<std::int64_t>(src.model.dsa.index_topk, 1, s.model.seq_length / 4));
+    s.model.dsa.index_n_heads = std::min(src.model.dsa.index_n_heads, 4);
+    s.model.dsa.index_head_dim = std::min(src.model.dsa.index_head_dim, 8);
+  }
   s.simulation.forward = true;
   s.simulation.backward = true;
   return s;

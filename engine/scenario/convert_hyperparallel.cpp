@@ -56,9 +56,20 @@ void convert_dsa(const YAML::Node& d, YamlReader& r, Scenario& s) {
     if (!d[k].IsDefined())
       r.error(d, P + "." + k, std::string("missing required field '") + k + "'",
               {"DeepSeek-V3.2 uses index_topk: 2048, index_n_heads: 64, index_head_dim: 128"});
-  if (auto v = r.get_int(d, P, "index_topk", 1)) dsa.index_topk = static_cast<int>(std::min<std::int64_t>(*v, 1 << 30));
-  if (auto v = r.get_int(d, P, "index_n_heads", 1)) dsa.index_n_heads = static_cast<int>(std::min<std::int64_t>(*v, 1 << 20));
-  if (auto v = r.get_int(d, P, "index_head_dim", 1)) dsa.index_head_dim = static_cast<int>(std::min<std::int64_t>(*v, 1 << 20));
+  // Upper limits checked here (the range table repeats them): a value past them never reaches an int.
+  auto read = [&](const char* key, std::int64_t hi, int& dst) {
+    auto v = r.get_int(d, P, key, 1);
+    if (!v) return;
+    if (*v > hi) {
+      r.error(d[key], P + "." + key, std::to_string(*v) + " is out of range (valid range 1 to " + std::to_string(hi) + ")",
+              {"docs/scenario.md \"Valid ranges\" lists the range of every field"});
+      return;
+    }
+    dst = static_cast<int>(*v);
+  };
+  read("index_topk", std::int64_t{1} << 30, dsa.index_topk);
+  read("index_n_heads", 16384, dsa.index_n_heads);
+  read("index_head_dim", 16384, dsa.index_head_dim);
 }
 
 }  // namespace hcpsim::detail

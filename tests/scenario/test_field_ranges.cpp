@@ -28,7 +28,9 @@ const std::set<std::string> kNotNumeric{
     "cluster.intra_node.nvls", "cluster.efficiency.attention_kernel", "cluster.efficiency.model_terms",
     "cluster.efficiency.model_terms.all", "cluster.efficiency.model_terms.comm_compute_interference",
     "cluster.efficiency.model_terms.bandwidth_curves", "cluster.efficiency.model_terms.host_overheads",
-    "cluster.efficiency.model_terms.memory_operators", "cluster.efficiency.model_terms.attention_shapes"};
+    "cluster.efficiency.model_terms.memory_operators", "cluster.efficiency.model_terms.attention_shapes",
+    "model.dsa", "hyperparallel", "hyperparallel.style", "hyperparallel.load_balance", "hyperparallel.layout",
+    "hyperparallel.mesh_dim_names"};
 
 TEST(FieldRanges, EveryNumericSchemaFieldHasARange) {
   std::set<std::string> ranged;
