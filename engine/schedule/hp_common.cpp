@@ -28,6 +28,10 @@ double hp_bytes(const ScheduleContext& ctx, std::int64_t tokens, int heads, int 
   return static_cast<double>(ctx.sz.b) * static_cast<double>(tokens) * heads * dim * ctx.sz.e;
 }
 
+std::vector<std::int64_t> hp_tile_args(const AttentionShape& a, bool causal) {
+  return {0, a.q_len, 0, a.kv_len, causal ? 1 : 0};
+}
+
 namespace {
 
 // One collective per group of `kind`; each member's task gets `payload(rank)`.
@@ -52,19 +56,12 @@ void collective(ScheduleContext& ctx, GroupKind kind, TaskKind task_kind, Stream
   }
 }
 
-// Every rank of the CP groups, once.
-template <typename Fn>
-void each_rank(const ScheduleContext& ctx, Fn fn) {
-  for (const auto& grp : ctx.layout.groups(GroupKind::CP))
-    for (int rank : grp) fn(rank);
-}
-
 }  // namespace
 
 void hp_a2a_to_heads_issue(ScheduleContext& ctx, const HpA2AItem& it) {
   const int u = ctx.layout.hp_ulysses();
   const double T = hp_bytes(ctx, ctx.sz.s, it.heads, it.dim);
-  each_rank(ctx, [&](int rank) {
+  hp_each_rank(ctx, [&](int rank, int, int) {
     const TaskId t = ctx.add(rank, TaskKind::Copy, Stream::Main, "perm_" + it.name, -1, 0, 2 * T);
     ctx.payload(t, PayloadOp::HeadSplit, {ctx.key(it.in, it.in_version)}, {ctx.key(BufName::Send, it.slot)},
                 {u, 0, it.dim});
@@ -79,7 +76,7 @@ void hp_a2a_to_heads_finish(ScheduleContext& ctx, const HpA2AItem& it) {
   const double T = hp_bytes(ctx, ctx.sz.s, it.heads, it.dim);
   // The last all-to-all queued: this tensor's, or (async, finishing after every issue) a later one,
   // which completes after it in stream order.
-  each_rank(ctx, [&](int rank) {
+  hp_each_rank(ctx, [&](int rank, int, int) {
     ctx.wait(rank, Stream::Main, ctx.last(rank, Stream::NcclA2A));
     const TaskId t = ctx.add(rank, TaskKind::Copy, Stream::Main, "reord_" + it.name, -1, 0, 2 * T);
     ctx.payload(t, PayloadOp::SlotsToSequence, {ctx.key(BufName::Recv, it.slot)}, {ctx.key(it.out, it.out_version)},
@@ -90,7 +87,7 @@ void hp_a2a_to_heads_finish(ScheduleContext& ctx, const HpA2AItem& it) {
 void hp_a2a_to_sequence(ScheduleContext& ctx, const HpA2AItem& it) {
   const int u = ctx.layout.hp_ulysses();
   const double T = hp_bytes(ctx, ctx.sz.s, it.heads, it.dim);
-  each_rank(ctx, [&](int rank) {
+  hp_each_rank(ctx, [&](int rank, int, int) {
     const TaskId t = ctx.add(rank, TaskKind::Copy, Stream::Main, "perm_" + it.name, -1, 0, 2 * T);
     ctx.payload(t, PayloadOp::SequenceToSlots, {ctx.key(it.in, it.in_version)}, {ctx.key(BufName::Send, it.slot)},
                 {u, 0, it.dim});
@@ -98,7 +95,7 @@ void hp_a2a_to_sequence(ScheduleContext& ctx, const HpA2AItem& it) {
   collective(ctx, GroupKind::HP_ULYSSES, TaskKind::AllToAll, Stream::NcclA2A, "a2a_" + it.name, T, T * (u - 1) / u,
              PayloadOp::AllToAll,
              [&](int) { return std::pair{ctx.key(BufName::Send, it.slot), ctx.key(BufName::Recv, it.slot)}; });
-  each_rank(ctx, [&](int rank) {
+  hp_each_rank(ctx, [&](int rank, int, int) {
     ctx.wait(rank, Stream::Main, ctx.last(rank, Stream::NcclA2A));
     const TaskId t = ctx.add(rank, TaskKind::Copy, Stream::Main, "reord_" + it.name, -1, 0, 2 * T);
     ctx.payload(t, PayloadOp::HeadMerge, {ctx.key(BufName::Recv, it.slot)}, {ctx.key(it.out, it.out_version)}, {u});
@@ -117,7 +114,7 @@ void hp_gather_issue(ScheduleContext& ctx, const HpGatherItem& it) {
 void hp_gather_finish(ScheduleContext& ctx, const HpGatherItem& it) {
   const HpShape h = hp_shape(ctx);
   const double full = hp_bytes(ctx, h.L * h.co, it.heads > 0 ? it.heads : h.kv_heads, it.dim);
-  each_rank(ctx, [&](int rank) {
+  hp_each_rank(ctx, [&](int rank, int, int) {
     // The last all-gather queued on nccl:cp: this one, or (async) a later one, which follows it in stream order.
     ctx.wait(rank, Stream::Main, ctx.last(rank, Stream::NcclCp));
     const TaskId t = ctx.add(rank, TaskKind::Copy, Stream::Main, "reord_" + it.name, -1, 0, 2 * full);
@@ -130,7 +127,7 @@ void hp_reduce_scatter(ScheduleContext& ctx, const std::string& name, BufName in
                        BufName out, int out_version) {
   const HpShape h = hp_shape(ctx);
   const double shard = hp_bytes(ctx, h.L, h.kv_heads, dim);
-  each_rank(ctx, [&](int rank) {
+  hp_each_rank(ctx, [&](int rank, int, int) {
     const TaskId t = ctx.add(rank, TaskKind::Copy, Stream::Main, "reord_" + name, -1, 0, 2 * shard * h.co);
     ctx.payload(t, PayloadOp::SequenceToSlots, {ctx.key(in, in_version)}, {ctx.key(BufName::Send, slot)},
                 {h.co, 0, dim});
@@ -138,7 +135,7 @@ void hp_reduce_scatter(ScheduleContext& ctx, const std::string& name, BufName in
   collective(ctx, GroupKind::HP_COLOSSAL, TaskKind::ReduceScatter, Stream::NcclCp, "reduce_scatter_" + name, shard,
              (h.co - 1) * shard, PayloadOp::ReduceScatter,
              [&](int) { return std::pair{ctx.key(BufName::Send, slot), ctx.key(out, out_version)}; });
-  each_rank(ctx, [&](int rank) { ctx.wait(rank, Stream::Main, ctx.last(rank, Stream::NcclCp)); });
+  hp_each_rank(ctx, [&](int rank, int, int) { ctx.wait(rank, Stream::Main, ctx.last(rank, Stream::NcclCp)); });
 }
 
 void hp_exchange(ScheduleContext& ctx, const std::string& label, GroupKind group, BufName in, int in_version,

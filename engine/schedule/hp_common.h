@@ -71,4 +71,14 @@ void hp_exchange(ScheduleContext& ctx, const std::string& label, GroupKind group
 // Bytes of b * tokens * heads * dim elements.
 double hp_bytes(const ScheduleContext& ctx, std::int64_t tokens, int heads, int dim);
 
+// Attention payload arguments of a kernel over all of its query rows against K/V rows [0, kv_len).
+std::vector<std::int64_t> hp_tile_args(const AttentionShape& a, bool causal);
+
+// Calls fn(rank, cp_index, cp) for every rank, CP group by CP group.
+template <typename Fn>
+void hp_each_rank(const ScheduleContext& ctx, Fn fn) {
+  for (const auto& grp : ctx.layout.groups(GroupKind::CP))
+    for (std::size_t i = 0; i < grp.size(); ++i) fn(grp[i], static_cast<int>(i), static_cast<int>(grp.size()));
+}
+
 }  // namespace hcpsim::schedule

@@ -64,7 +64,6 @@ AttentionShape shape_of(const ScheduleContext& ctx, const HpShape& h, int c) {
   return attention_shape(ctx.sz.b, h.L, kv, h.heads, h.kv_heads, ctx.sz.d_qk, ctx.sz.d_v, m);
 }
 
-std::vector<std::int64_t> tile_args(const AttentionShape& a, bool causal) { return {0, a.q_len, 0, a.kv_len, causal ? 1 : 0}; }
 
 }  // namespace
 
@@ -123,7 +122,7 @@ void build_hp_forward(ScheduleContext& ctx, bool with_projections) {
       const AttentionShape a = shape_of(ctx, h, hp_colossal_index(ctx, rank));
       const TaskId t = ctx.add_attention(rank, Pass::Forward, Stream::Main, -1, a);
       ctx.payload(t, PayloadOp::AttnFwd, {ctx.key(B.q.n, B.q.v), ctx.key(B.k.n, B.k.v), ctx.key(B.v.n, B.v.v)},
-                  {ctx.key(B.out.n, B.out.v), ctx.key(BufName::Lse, 0)}, tile_args(a, z.causal));
+                  {ctx.key(B.out.n, B.out.v), ctx.key(BufName::Lse, 0)}, hp_tile_args(a, z.causal));
     }
   if (a2a) hp_a2a_to_sequence(ctx, {"o", BufName::LevelOut, 0, BufName::Out, 0, z.h_t, z.d_v, kSlotO});
 }
@@ -146,7 +145,7 @@ void build_hp_backward(ScheduleContext& ctx) {
                   {ctx.key(B.q.n, B.q.v), ctx.key(B.k.n, B.k.v), ctx.key(B.v.n, B.v.v), ctx.key(B.out.n, B.out.v),
                    ctx.key(B.dout.n, B.dout.v), ctx.key(BufName::Lse, 0)},
                   {ctx.key(B.dq.n, B.dq.v), ctx.key(B.dk_full.n, B.dk_full.v), ctx.key(B.dv_full.n, B.dv_full.v)},
-                  tile_args(a, z.causal));
+                  hp_tile_args(a, z.causal));
     }
   if (gather) {
     hp_reduce_scatter(ctx, "dk", B.dk_full.n, B.dk_full.v, z.d_qk, kSlotRsDk, B.dk_local.n, B.dk_local.v);

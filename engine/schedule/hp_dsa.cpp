@@ -57,11 +57,6 @@ std::vector<std::int64_t> tile(const ScheduleContext& ctx, int c) {
   return {0, ctx.sz.s, 0, kv_len(ctx, c), ctx.sz.causal ? 1 : 0};
 }
 
-template <typename Fn>
-void each_rank(const ScheduleContext& ctx, Fn fn) {
-  for (const auto& grp : ctx.layout.groups(GroupKind::CP))
-    for (std::size_t i = 0; i < grp.size(); ++i) fn(grp[i], static_cast<int>(i));
-}
 
 }  // namespace
 
@@ -89,7 +84,7 @@ void build_hp_dsa_forward(ScheduleContext& ctx) {
     hp_gather_issue(ctx, it);
     hp_gather_finish(ctx, it);
   }
-  each_rank(ctx, [&](int rank, int c) {
+  hp_each_rank(ctx, [&](int rank, int c, int) {
     const std::int64_t kv = kv_len(ctx, c);
     const double visible = attention_pairs(z.causal ? MaskSection::BottomRight : MaskSection::Full, z.s, kv);
     // Indexer: q_index . index_k per visible pair and indexer head, relu and weighted sum; top-k.
@@ -120,7 +115,7 @@ void build_hp_dsa_backward(ScheduleContext& ctx) {
   const DsaDims x = dims(ctx);
   const bool timing_only = !ctx.options.with_payloads;
   if (timing_only) {
-    each_rank(ctx, [&](int rank, int c) {
+    hp_each_rank(ctx, [&](int rank, int c, int) {
       const AttentionShape a = sparse_shape(ctx, c, x);
       // Gradients of q_index, index_k and the weights over the kept pairs: twice the indexer's forward work.
       ctx.add(rank, TaskKind::Gemm, Stream::Main, "indexer_loss_bwd", -1, 2 * 2.0 * z.b * x.n * (x.d + 1) * a.pairs,
@@ -145,7 +140,7 @@ void build_hp_dsa_backward(ScheduleContext& ctx) {
       ctx.add_comm(std::move(c));
     }
   }
-  each_rank(ctx, [&](int rank, int c) {
+  hp_each_rank(ctx, [&](int rank, int c, int) {
     const AttentionShape a = sparse_shape(ctx, c, x);
     const TaskId t = ctx.add(rank, TaskKind::AttentionBackward, Stream::Main, "attn_bwd", -1,
                              attention_flops(a, Pass::Backward), sparse_bytes(ctx, a, Pass::Backward));

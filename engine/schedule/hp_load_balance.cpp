@@ -30,17 +30,10 @@ AttentionShape half_shape(const ScheduleContext& ctx, int chunk) {
   return attention_shape(z.b, c, kv, z.h_t, z.g_t, z.d_qk, z.d_v, z.causal ? MaskSection::BottomRight : MaskSection::Full);
 }
 
-std::vector<std::int64_t> tile_args(const AttentionShape& a, bool causal) { return {0, a.q_len, 0, a.kv_len, causal ? 1 : 0}; }
-
-template <typename Fn>
-void each_rank(const ScheduleContext& ctx, Fn fn) {
-  for (const auto& grp : ctx.layout.groups(GroupKind::CP))
-    for (std::size_t i = 0; i < grp.size(); ++i) fn(grp[i], static_cast<int>(i), static_cast<int>(grp.size()));
-}
 
 void slice(ScheduleContext& ctx, const char* label, BufName in, BufName out, int out_version, std::int64_t off,
            double bytes) {
-  each_rank(ctx, [&](int rank, int, int) {
+  hp_each_rank(ctx, [&](int rank, int, int) {
     const TaskId t = ctx.add(rank, TaskKind::Copy, Stream::Main, label, -1, 0, 2 * bytes);
     ctx.payload(t, PayloadOp::TokenSlice, {ctx.key(in)}, {ctx.key(out, out_version)}, {off, ctx.sz.s / 2});
   });
@@ -60,19 +53,19 @@ void build_hp_load_balance_forward(ScheduleContext& ctx) {
     hp_gather_issue(ctx, it);
     hp_gather_finish(ctx, it);
   }
-  each_rank(ctx, [&](int rank, int i, int cp) {
+  hp_each_rank(ctx, [&](int rank, int i, int cp) {
     const int j = cp - 1 - i;
     const std::uint64_t k = ctx.key(BufName::FullKV, 0), v = ctx.key(BufName::FullKV, 1);
     const AttentionShape a1 = half_shape(ctx, 2 * i), a2 = half_shape(ctx, 2 * j + 1);
     const TaskId t1 = ctx.add_attention(rank, Pass::Forward, Stream::Main, 0, a1);
     ctx.payload(t1, PayloadOp::AttnFwd, {ctx.key(BufName::LevelQ, kKeepQ), k, v},
-                {ctx.key(BufName::StepOut, 0), ctx.key(BufName::StepLse, 0)}, tile_args(a1, z.causal));
+                {ctx.key(BufName::StepOut, 0), ctx.key(BufName::StepLse, 0)}, hp_tile_args(a1, z.causal));
     const TaskId t2 = ctx.add_attention(rank, Pass::Forward, Stream::Main, 1, a2);
     ctx.payload(t2, PayloadOp::AttnFwd, {ctx.key(BufName::Recv, kSlotQTail), k, v},
-                {ctx.key(BufName::StepOut, 1), ctx.key(BufName::StepLse, 1)}, tile_args(a2, z.causal));
+                {ctx.key(BufName::StepOut, 1), ctx.key(BufName::StepLse, 1)}, hp_tile_args(a2, z.causal));
   });
   hp_exchange(ctx, "p2p_out_back", GroupKind::CP, BufName::StepOut, 1, BufName::Recv, kSlotOutBack, o_half);
-  each_rank(ctx, [&](int rank, int, int) {
+  hp_each_rank(ctx, [&](int rank, int, int) {
     const TaskId t = ctx.add(rank, TaskKind::Copy, Stream::Main, "out_cat", -1, 0, 4 * o_half);
     ctx.payload(t, PayloadOp::TokenConcat, {ctx.key(BufName::StepOut, 0), ctx.key(BufName::Recv, kSlotOutBack)},
                 {ctx.key(BufName::Out)});
@@ -86,7 +79,7 @@ void build_hp_load_balance_backward(ScheduleContext& ctx) {
   slice(ctx, "do_keep", BufName::DOut, BufName::LevelDOut, kKeepDo, 0, o_half);
   slice(ctx, "do_tail", BufName::DOut, BufName::Send, kSlotDoTail, c, o_half);
   hp_exchange(ctx, "p2p_do_tail", GroupKind::CP, BufName::Send, kSlotDoTail, BufName::Recv, kSlotDoTail, o_half);
-  each_rank(ctx, [&](int rank, int i, int cp) {
+  hp_each_rank(ctx, [&](int rank, int i, int cp) {
     const int j = cp - 1 - i;
     const std::uint64_t k = ctx.key(BufName::FullKV, 0), v = ctx.key(BufName::FullKV, 1);
     const AttentionShape a2 = half_shape(ctx, 2 * j + 1), a1 = half_shape(ctx, 2 * i);
@@ -95,17 +88,17 @@ void build_hp_load_balance_backward(ScheduleContext& ctx) {
                 {ctx.key(BufName::Recv, kSlotQTail), k, v, ctx.key(BufName::StepOut, 1),
                  ctx.key(BufName::Recv, kSlotDoTail), ctx.key(BufName::StepLse, 1)},
                 {ctx.key(BufName::BwdDq, 1), ctx.key(BufName::FullDkv, kDk2), ctx.key(BufName::FullDkv, kDv2)},
-                tile_args(a2, z.causal));
+                hp_tile_args(a2, z.causal));
     const TaskId t1 = ctx.add_attention(rank, Pass::Backward, Stream::Main, 0, a1);
     ctx.payload(t1, PayloadOp::AttnBwd,
                 {ctx.key(BufName::LevelQ, kKeepQ), k, v, ctx.key(BufName::StepOut, 0),
                  ctx.key(BufName::LevelDOut, kKeepDo), ctx.key(BufName::StepLse, 0)},
                 {ctx.key(BufName::BwdDq, 0), ctx.key(BufName::FullDkv, kDk1), ctx.key(BufName::FullDkv, kDv1)},
-                tile_args(a1, z.causal));
+                hp_tile_args(a1, z.causal));
   });
   hp_exchange(ctx, "p2p_dq_back", GroupKind::CP, BufName::BwdDq, 1, BufName::Recv, kSlotDqBack, q_half);
   const double full_kv = hp_bytes(ctx, z.S, z.g_t, z.d_qk + z.d_v);
-  each_rank(ctx, [&](int rank, int, int) {
+  hp_each_rank(ctx, [&](int rank, int, int) {
     const TaskId t = ctx.add(rank, TaskKind::Copy, Stream::Main, "dq_cat", -1, 0, 4 * q_half);
     ctx.payload(t, PayloadOp::TokenConcat, {ctx.key(BufName::BwdDq, 0), ctx.key(BufName::Recv, kSlotDqBack)},
                 {ctx.key(BufName::DQ)});
