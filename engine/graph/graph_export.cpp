@@ -128,7 +128,11 @@ void write_graph_text(const TaskGraph& g, const Scenario& s, const GraphFilter& 
     const CpCommType type = s.comm_type_for_layer(t.layer);
     const int A = type == CpCommType::A2AP2P && hcp.size() == 2 ? hcp[0] : 1;
     if (t.rank != last_rank || t.layer != last_layer || static_cast<int>(t.pass) != last_pass) {
-      os << "\nrank " << t.rank << "  layer " << t.layer << " (" << to_string(type) << ")  " << to_string(t.pass) << '\n';
+      // HyperParallel's mode replaces cp_comm_type: "hyperparallel hybrid u=8".
+      const std::string kind = s.hyperparallel_cp() ? std::string("hyperparallel ") + to_string(s.hyperparallel.mode(s.cp())) +
+                                                           " u=" + std::to_string(s.hyperparallel.ulysses(s.cp()))
+                                                     : std::string(to_string(type));
+      os << "\nrank " << t.rank << "  layer " << t.layer << " (" << kind << ")  " << to_string(t.pass) << '\n';
       last_rank = t.rank;
       last_layer = t.layer;
       last_pass = static_cast<int>(t.pass);

@@ -8,7 +8,8 @@ namespace hcpsim {
 namespace {
 
 constexpr GroupKind kKinds[] = {GroupKind::TP, GroupKind::CP, GroupKind::DP, GroupKind::PP,
-                                GroupKind::DP_CP, GroupKind::TP_CP, GroupKind::HCP_A2A, GroupKind::HCP_P2P};
+                                GroupKind::DP_CP, GroupKind::TP_CP, GroupKind::HCP_A2A, GroupKind::HCP_P2P,
+                                GroupKind::HP_ULYSSES, GroupKind::HP_COLOSSAL};
 
 std::string list_str(const std::vector<int>& g) {
   std::string s = "[";
@@ -17,6 +18,9 @@ std::string list_str(const std::vector<int>& g) {
 }
 
 bool is_hcp(GroupKind k) { return k == GroupKind::HCP_A2A || k == GroupKind::HCP_P2P; }
+bool is_hp(GroupKind k) { return k == GroupKind::HP_ULYSSES || k == GroupKind::HP_COLOSSAL; }
+// A group kind this layout does not have (hierarchical or HyperParallel sub-groups).
+bool absent(const RankLayout& L, GroupKind k) { return (is_hcp(k) && !L.hierarchical()) || (is_hp(k) && !L.hyperparallel()); }
 
 }  // namespace
 
@@ -26,10 +30,13 @@ std::string layout_to_json(const RankLayout& L) {
   j["order"] = L.order();
   nlohmann::ordered_json groups = nlohmann::ordered_json::object();
   for (GroupKind k : kKinds) {
-    if (is_hcp(k) && !L.hierarchical()) continue;
+    if (absent(L, k)) continue;
     groups[to_string(k)] = L.groups(k);
   }
   j["groups"] = std::move(groups);
+  if (L.hyperparallel())
+    j["hyperparallel"] = {{"ulysses_degree", L.hp_ulysses()}, {"colossal_size", L.hp_colossal()},
+                          {"mesh_dim_names", L.params().hp_mesh_dim_names}};
   nlohmann::ordered_json ranks = nlohmann::ordered_json::array();
   for (const auto& c : L.ranks()) {
     ranks.push_back({{"rank", c.rank}, {"node", c.node}, {"gpu", c.gpu}, {"tp", c.tp}, {"cp", c.cp},
@@ -63,9 +70,17 @@ std::string layout_to_text(const RankLayout& L, int max_groups, int max_nodes) {
     os << "hierarchical_context_parallel_sizes [" << L.a2a_size() << ", " << L.ring_size()
        << "]: a2a groups of " << L.a2a_size() << " (contiguous in the CP list), rings of "
        << L.ring_size() << " (strided)\n";
-  os << "\nGroups (Megatron group_desc, creation order):\n";
+  if (L.hyperparallel()) {
+    const auto& n = L.params().hp_mesh_dim_names;
+    os << "HyperParallel CP mesh (co x ds) = (" << L.hp_colossal() << " x " << L.hp_ulysses()
+       << "): Ulysses all-to-all groups of " << L.hp_ulysses() << " (ds" << (n.size() == 2 ? " '" + n[1] + "'" : "")
+       << ", contiguous in the CP list), Colossal K/V all-gather groups of " << L.hp_colossal() << " (co"
+       << (n.size() == 2 ? " '" + n[0] + "'" : "") << ", strided); FSDP mesh = flattened (dp_shard, cp)\n";
+  }
+  os << (L.hyperparallel() ? "\nGroups (Megatron group_desc, creation order; HyperParallel sub-groups last):\n"
+                           : "\nGroups (Megatron group_desc, creation order):\n");
   for (GroupKind k : kKinds) {
-    if (is_hcp(k) && !L.hierarchical()) continue;
+    if (absent(L, k)) continue;
     const auto& gs = L.groups(k);
     os << "  " << megatron_group_name(k) << " (" << to_string(k) << "): " << gs.size() << " group(s) of "
        << (gs.empty() ? 0 : gs.front().size()) << "\n    ";

@@ -12,7 +12,7 @@
 namespace hcpsim {
 
 const char* to_string(GroupKind k) {
-  static const char* names[] = {"tp", "cp", "dp", "pp", "dp_cp", "tp_cp", "hcp_a2a", "hcp_p2p"};
+  static const char* names[] = {"tp", "cp", "dp", "pp", "dp_cp", "tp_cp", "hcp_a2a", "hcp_p2p", "hp_ulysses", "hp_colossal"};
   return names[static_cast<int>(k)];
 }
 
@@ -24,7 +24,9 @@ const char* megatron_group_name(GroupKind k) {
                                 "DATA_PARALLEL_GROUP_WITH_CP",
                                 "TENSOR_AND_CONTEXT_PARALLEL_GROUP",
                                 "HIERARCHICAL_CONTEXT_PARALLEL_GROUP_L0",
-                                "HIERARCHICAL_CONTEXT_PARALLEL_GROUP_L1"};
+                                "HIERARCHICAL_CONTEXT_PARALLEL_GROUP_L1",
+                                "HYPERPARALLEL_ULYSSES_SUBGROUP",     // not Megatron: HyperParallel's ds mesh dim
+                                "HYPERPARALLEL_COLOSSAL_SUBGROUP"};  // HyperParallel's co mesh dim
   return names[static_cast<int>(k)];
 }
 
@@ -117,6 +119,9 @@ RankLayout RankLayout::build(const LayoutParams& p) {
     if (p.hcp_sizes[0] <= 0 || p.hcp_sizes[1] <= 0 || p.hcp_sizes[0] * p.hcp_sizes[1] != p.cp)
       throw std::invalid_argument("product of hierarchical_context_parallel_sizes must equal context_parallel_size");
   }
+  if (p.hp_ulysses < 0 || (p.hp_ulysses > 0 && p.cp % p.hp_ulysses != 0))
+    throw std::invalid_argument("cp_size (" + std::to_string(p.cp) + ") must be divisible by ulysses_degree (" +
+                                std::to_string(p.hp_ulysses) + ").");
   RankLayout L;
   L.params_ = p;
   L.dp_ = static_cast<int>(p.world_size / model_size);
@@ -132,8 +137,8 @@ RankLayout RankLayout::build(const LayoutParams& p) {
   set(GroupKind::TP, masked_groups(axes, {"tp"}));
   set(GroupKind::PP, masked_groups(axes, {"pp"}));
   set(GroupKind::TP_CP, masked_groups(axes, {"tp", "cp"}));
-  if (!p.hcp_sizes.empty()) {
-    const int A = p.hcp_sizes[0], P = p.hcp_sizes[1];
+  // [A, P] split of every CP group: level 0 contiguous blocks of A, level 1 strided sets of P.
+  auto split = [&](int A, int P, GroupKind k0, GroupKind k1) {
     std::vector<std::vector<int>> l0, l1;
     for (const auto& R : L.groups(GroupKind::CP)) {
       for (int pi = 0; pi < P; ++pi) {
@@ -147,9 +152,12 @@ RankLayout RankLayout::build(const LayoutParams& p) {
         l1.push_back(std::move(g));
       }
     }
-    set(GroupKind::HCP_A2A, std::move(l0));
-    set(GroupKind::HCP_P2P, std::move(l1));
-  }
+    set(k0, std::move(l0));
+    set(k1, std::move(l1));
+  };
+  if (!p.hcp_sizes.empty()) split(p.hcp_sizes[0], p.hcp_sizes[1], GroupKind::HCP_A2A, GroupKind::HCP_P2P);
+  // HyperParallel's (co, ds) mesh tiles each CP rank list into co rows of ds adjacent ranks.
+  if (p.hp_ulysses > 0) split(p.hp_ulysses, p.cp / p.hp_ulysses, GroupKind::HP_ULYSSES, GroupKind::HP_COLOSSAL);
 
   for (int k = 0; k < kGroupKindCount; ++k) {
     auto& idx = L.group_index_[static_cast<std::size_t>(k)];
@@ -193,6 +201,11 @@ RankLayout RankLayout::from_scenario(const Scenario& s) {
   p.pp = s.pp();
   p.order = s.dist.order;
   p.hcp_sizes = s.model.hierarchical_context_parallel_sizes;
+  if (s.hyperparallel_cp()) {   // HyperParallel: its own sub-groups, no Megatron hierarchical groups
+    p.hcp_sizes.clear();
+    p.hp_ulysses = s.hyperparallel.ulysses(s.cp());
+    p.hp_mesh_dim_names = s.hyperparallel.mesh_dim_names;
+  }
   return build(p);
 }
 

@@ -17,9 +17,12 @@ namespace hcpsim {
 
 struct Scenario;
 
-enum class GroupKind { TP, CP, DP, PP, DP_CP, TP_CP, HCP_A2A, HCP_P2P };
-constexpr int kGroupKindCount = 8;
-// "tp", "cp", "dp", "pp", "dp_cp", "tp_cp", "hcp_a2a", "hcp_p2p"
+// HP_ULYSSES / HP_COLOSSAL: HyperParallel's CP sub-groups (`hyperparallel:` section): the Ulysses
+// all-to-all groups of u ranks, contiguous in the CP list, and the Colossal K/V all-gather groups,
+// strided (the 2-D (co, ds) mesh with ds = adjacent ranks).
+enum class GroupKind { TP, CP, DP, PP, DP_CP, TP_CP, HCP_A2A, HCP_P2P, HP_ULYSSES, HP_COLOSSAL };
+constexpr int kGroupKindCount = 10;
+// "tp", "cp", "dp", "pp", "dp_cp", "tp_cp", "hcp_a2a", "hcp_p2p", "hp_ulysses", "hp_colossal"
 const char* to_string(GroupKind k);
 // Megatron's group_desc, e.g. "TENSOR_MODEL_PARALLEL_GROUP", "HIERARCHICAL_CONTEXT_PARALLEL_GROUP_L0".
 const char* megatron_group_name(GroupKind k);
@@ -39,6 +42,8 @@ struct LayoutParams {
   int tp = 1, cp = 1, pp = 1;                 // dp is derived: world / (tp*cp*pp)
   std::string order = "tp-cp-ep-dp-pp";
   std::vector<int> hcp_sizes;                 // [A, P] or empty
+  int hp_ulysses = 0;                         // HyperParallel's Ulysses degree u (0 = not HyperParallel)
+  std::vector<std::string> hp_mesh_dim_names; // names of the (co, ds) dimensions, for display
 };
 
 class RankLayout {
@@ -55,6 +60,10 @@ class RankLayout {
   int dp() const { return dp_; }
   int pp() const { return params_.pp; }
   bool hierarchical() const { return !params_.hcp_sizes.empty(); }
+  // HyperParallel's CP mesh (hp_* groups present); u and the Colossal size cp / u.
+  bool hyperparallel() const { return params_.hp_ulysses > 0; }
+  int hp_ulysses() const { return hyperparallel() ? params_.hp_ulysses : 1; }
+  int hp_colossal() const { return hyperparallel() ? params_.cp / params_.hp_ulysses : params_.cp; }
   int a2a_size() const;   // A (1 without hierarchical sizes)
   int ring_size() const;  // P (cp without hierarchical sizes)
   const std::string& order() const { return params_.order; }

@@ -1,5 +1,7 @@
 #include "engine/memory/memory_model.h"
 
+#include "engine/memory/hp_attention_memory.h"
+
 #include <algorithm>
 #include <cstdio>
 #include <stdexcept>
@@ -158,7 +160,10 @@ MemoryEstimate estimate_memory(const Scenario& s, const MemoryOptions& o) {
   const LayerActivations a = layer_activations(s, o);
   const double replicated = s.model.sequence_parallel ? a.tp_replicated_bytes / s.tp()
                                                       : a.tp_replicated_bytes;
-  const double full_layer = replicated + a.tp_sharded_bytes + a.core_attention_bytes;
+  // HyperParallel: the gathered K/V are saved for backward with the attention core (hp_attention_memory.h).
+  const HpAttentionMemory hp = hp_attention_memory(s);
+  const double core_attention = a.core_attention_bytes + hp.saved_per_layer_bytes;
+  const double full_layer = replicated + a.tp_sharded_bytes + core_attention;
   if (prefill) {
     // Forward only: nothing is saved for a backward; one layer's tensors are alive at a time, and
     // every layer of the stage keeps its K and V (the cache the decode reads).
@@ -183,7 +188,7 @@ MemoryEstimate estimate_memory(const Scenario& s, const MemoryOptions& o) {
         m.activations_bytes = layers_in_flight * full_layer;
         break;
       case Recompute::Selective:
-        m.activation_bytes_per_layer = full_layer - a.core_attention_bytes;
+        m.activation_bytes_per_layer = full_layer - core_attention;
         m.activations_bytes = layers_in_flight * m.activation_bytes_per_layer;
         break;
       case Recompute::Full: {
@@ -222,8 +227,13 @@ MemoryEstimate estimate_memory(const Scenario& s, const MemoryOptions& o) {
       m.cp_backward_buffers_bytes = prefill ? 0.0 : b.backward_bytes;
     }
   }
-  m.cp_buffers_bytes = std::max(m.cp_forward_buffers_bytes, m.cp_backward_buffers_bytes);
   m.comm_type = to_string(worst);
+  if (s.hyperparallel_cp()) {   // cp_comm_type does not apply
+    m.cp_forward_buffers_bytes = hp.forward_buffer_bytes;
+    m.cp_backward_buffers_bytes = prefill ? 0.0 : hp.backward_buffer_bytes;
+    m.comm_type = std::string("hyperparallel ") + to_string(s.hyperparallel.mode(s.cp()));
+  }
+  m.cp_buffers_bytes = std::max(m.cp_forward_buffers_bytes, m.cp_backward_buffers_bytes);
   m.reserved_bytes = o.reserved_bytes;
   m.total_bytes = m.weights_bytes + m.gradients_bytes + m.optimizer_bytes + m.activations_bytes +
                   m.logits_bytes + m.kv_cache_bytes + m.cp_buffers_bytes + m.reserved_bytes;

@@ -98,6 +98,9 @@ PointResult evaluate_point(const std::string& base_path, const SweepPoint& point
     return r;
   }
   r.comm_type = to_string(s.comm_type_for_layer(0));
+  if (s.hyperparallel_cp())   // HyperParallel's mode replaces cp_comm_type: "hp-hybrid-u8", "hp-colossal-lb", ...
+    r.comm_type = std::string("hp-") + to_string(s.hyperparallel.mode(s.cp())) + "-u" +
+                  std::to_string(s.hyperparallel.ulysses(s.cp())) + (s.hyperparallel.load_balance ? "-lb" : "");
   if (s.cp() == 1) r.comm_type = "none";
   const MemoryEstimate mem = estimate_memory(s, memory);
   r.fits = mem.fits;

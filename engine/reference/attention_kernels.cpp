@@ -40,7 +40,7 @@ T log_add_exp(T a, T b) {
 
 template <typename T>
 void attention_forward(const Tensor<T>& q, const Tensor<T>& k, const Tensor<T>& v, std::int64_t v_col0,
-                       std::int64_t d_v, const Tile& t, Tensor<T>& out, Tensor<T>& lse) {
+                       std::int64_t d_v, const Tile& t, Tensor<T>& out, Tensor<T>& lse, const Tensor<T>* keep) {
   check_tile(t, q.L, k.L);
   const std::int64_t H = q.H, G = k.H, dqk = q.D;
   if (G == 0 || H % G != 0) throw std::runtime_error("reference attention: query heads not a multiple of KV heads");
@@ -56,9 +56,14 @@ void attention_forward(const Tensor<T>& q, const Tensor<T>& k, const Tensor<T>& 
         if (ke == 0) continue;
         T mx = -std::numeric_limits<T>::infinity();
         for (std::int64_t j = 0; j < ke; ++j) {
+          if (keep != nullptr && keep->at(b, qi, 0, t.kv_off + j) == T(0)) {
+            s[static_cast<std::size_t>(j)] = -std::numeric_limits<T>::infinity();
+            continue;
+          }
           s[static_cast<std::size_t>(j)] = scale * dot(q.row(b, qi, h), k.row(b, t.kv_off + j, hk), dqk);
           if (s[static_cast<std::size_t>(j)] > mx) mx = s[static_cast<std::size_t>(j)];
         }
+        if (mx == -std::numeric_limits<T>::infinity()) continue;   // every key masked out
         T sum = 0;
         for (std::int64_t j = 0; j < ke; ++j) sum += std::exp(s[static_cast<std::size_t>(j)] - mx);
         const T l = mx + std::log(sum);
@@ -76,7 +81,7 @@ void attention_forward(const Tensor<T>& q, const Tensor<T>& k, const Tensor<T>& 
 template <typename T>
 void attention_backward(const Tensor<T>& q, const Tensor<T>& k, const Tensor<T>& v, std::int64_t v_col0,
                         std::int64_t d_v, const Tensor<T>& out, const Tensor<T>& dout, const Tensor<T>& lse,
-                        const Tile& t, Tensor<T>& dq, Tensor<T>& dk, Tensor<T>& dv) {
+                        const Tile& t, Tensor<T>& dq, Tensor<T>& dk, Tensor<T>& dv, const Tensor<T>* keep) {
   check_tile(t, q.L, k.L);
   const std::int64_t H = q.H, G = k.H, dqk = q.D;
   if (G == 0 || H % G != 0) throw std::runtime_error("reference attention: query heads not a multiple of KV heads");
@@ -96,6 +101,7 @@ void attention_backward(const Tensor<T>& q, const Tensor<T>& k, const Tensor<T>&
         T* dqr = dq.row(b, qi, h);
         for (std::int64_t j = 0; j < ke; ++j) {
           const std::int64_t kj = t.kv_off + j;
+          if (keep != nullptr && keep->at(b, qi, 0, kj) == T(0)) continue;
           const T* kr = k.row(b, kj, hk);
           const T* vr = v.row(b, kj, hk) + v_col0;
           const T p = std::exp(scale * dot(qr, kr, dqk) - l);
@@ -115,16 +121,18 @@ void attention_backward(const Tensor<T>& q, const Tensor<T>& k, const Tensor<T>&
 template double log_add_exp<double>(double, double);
 template float log_add_exp<float>(float, float);
 template void attention_forward<double>(const Tensor<double>&, const Tensor<double>&, const Tensor<double>&,
-                                        std::int64_t, std::int64_t, const Tile&, Tensor<double>&, Tensor<double>&);
+                                        std::int64_t, std::int64_t, const Tile&, Tensor<double>&, Tensor<double>&,
+                                        const Tensor<double>*);
 template void attention_forward<float>(const Tensor<float>&, const Tensor<float>&, const Tensor<float>&,
-                                       std::int64_t, std::int64_t, const Tile&, Tensor<float>&, Tensor<float>&);
+                                       std::int64_t, std::int64_t, const Tile&, Tensor<float>&, Tensor<float>&,
+                                       const Tensor<float>*);
 template void attention_backward<double>(const Tensor<double>&, const Tensor<double>&, const Tensor<double>&,
                                          std::int64_t, std::int64_t, const Tensor<double>&, const Tensor<double>&,
                                          const Tensor<double>&, const Tile&, Tensor<double>&, Tensor<double>&,
-                                         Tensor<double>&);
+                                         Tensor<double>&, const Tensor<double>*);
 template void attention_backward<float>(const Tensor<float>&, const Tensor<float>&, const Tensor<float>&,
                                         std::int64_t, std::int64_t, const Tensor<float>&, const Tensor<float>&,
                                         const Tensor<float>&, const Tile&, Tensor<float>&, Tensor<float>&,
-                                        Tensor<float>&);
+                                        Tensor<float>&, const Tensor<float>*);
 
 }  // namespace hcpsim::reference

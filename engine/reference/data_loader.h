@@ -13,7 +13,9 @@
 
 namespace hcpsim::reference {
 
-enum class InputTensor { Q = 0, K = 1, V = 2, DOut = 3 };
+// IndexQ, IndexK, IndexW: DSA's indexer query [n_I heads][d_I], key [1 head][d_I] and per-head weights
+// [n_I][1] (model.dsa); replicated over TP ranks.
+enum class InputTensor { Q = 0, K = 1, V = 2, DOut = 3, IndexQ = 4, IndexK = 5, IndexW = 6 };
 
 // Value in [-1, 1] from a hash of the coordinates.
 double input_value(std::uint64_t seed, int layer, InputTensor which, std::int64_t batch, std::int64_t token,
@@ -24,6 +26,9 @@ Tensor<double> global_input(const Scenario& s, std::uint64_t seed, int layer, In
 
 // Global token position of local token l on CP index i (dual-chunk layout); s_local = S/cp.
 std::int64_t global_token(std::int64_t l, int cp_index, int cp, std::int64_t s_local);
+// The scenario's sharding: dual-chunk (Megatron's loader), or contiguous slices [i*s, (i+1)*s) with
+// a `hyperparallel:` section (HyperParallel gives each CP rank its own slice of the sequence).
+std::int64_t global_token_of(const Scenario& s, std::int64_t l, int cp_index);
 // Global query head of local head j on TP rank t; global KV head of local KV head j.
 std::int64_t global_q_head(const Scenario& s, int tp_rank, std::int64_t j);
 std::int64_t global_kv_head(const Scenario& s, int tp_rank, std::int64_t j);

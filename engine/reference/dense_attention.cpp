@@ -6,7 +6,7 @@
 namespace hcpsim::reference {
 
 DenseResult dense_attention(const Tensor<double>& q, const Tensor<double>& k, const Tensor<double>& v,
-                            const Tensor<double>& dout, bool causal) {
+                            const Tensor<double>& dout, bool causal, const Tensor<double>* keep) {
   const std::int64_t B = q.B, S = q.L, H = q.H, G = k.H, D = q.D, Dv = v.D;
   if (G == 0 || H % G != 0) throw std::invalid_argument("dense_attention: heads not a multiple of KV heads");
   DenseResult r{Tensor<double>(B, S, H, Dv), Tensor<double>(B, S, H, D), Tensor<double>(B, S, G, D),
@@ -22,14 +22,14 @@ DenseResult dense_attention(const Tensor<double>& q, const Tensor<double>& k, co
           double x = 0;
           for (std::int64_t d = 0; d < D; ++d) x += q.at(b, i, h, d) * k.at(b, j, g, d);
           x *= scale;
-          const bool visible = !causal || j <= i;
+          const bool visible = (!causal || j <= i) && (keep == nullptr || keep->at(b, i, 0, j) != 0.0);
           P[static_cast<std::size_t>(i * S + j)] = visible ? x : -1e300;
           if (visible && x > mx) mx = x;
         }
         double sum = 0;
         for (std::int64_t j = 0; j < S; ++j) {
           double& p = P[static_cast<std::size_t>(i * S + j)];
-          p = (!causal || j <= i) ? std::exp(p - mx) : 0.0;
+          p = p > -1e299 ? std::exp(p - mx) : 0.0;
           sum += p;
         }
         for (std::int64_t j = 0; j < S; ++j) P[static_cast<std::size_t>(i * S + j)] /= sum;

@@ -11,7 +11,8 @@ struct DenseResult {
 };
 
 // q [b][S][h][d], k/v [b][S][g][d], dout [b][S][h][d]; h a multiple of g.
+// keep (DSA): [b][S][1][S], key j takes part in query i only where keep(b, i, 0, j) != 0.
 DenseResult dense_attention(const Tensor<double>& q, const Tensor<double>& k, const Tensor<double>& v,
-                            const Tensor<double>& dout, bool causal);
+                            const Tensor<double>& dout, bool causal, const Tensor<double>* keep = nullptr);
 
 }  // namespace hcpsim::reference

@@ -5,6 +5,7 @@
 #include <stdexcept>
 
 #include "engine/reference/attention_kernels.h"
+#include "engine/reference/dsa_indexer.h"
 
 namespace hcpsim::reference {
 
@@ -12,7 +13,8 @@ std::string describe_key(std::uint64_t key) {
   static const char* names[] = {"Q", "K", "V", "DOut", "Out", "DQ", "DK", "DV", "LevelQ", "LevelK", "LevelV",
                                 "LevelDOut", "LevelOut", "LevelDQ", "LevelDK", "LevelDV", "LevelDKV", "Send",
                                 "Recv", "KV", "StepOut", "StepLse", "Lse", "BwdKV", "BwdDq", "BwdDkv", "Dq",
-                                "Dkv", "RecvDkv", "Gathered", "FullKV", "FullDkv"};
+                                "Dkv", "RecvDkv", "Gathered", "FullKV", "FullDkv",
+                                "IndexQ", "IndexK", "IndexW", "TopK"};
   const auto n = static_cast<std::size_t>(key >> 48);
   const std::string name = n < sizeof(names) / sizeof(names[0]) ? names[n] : "?";
   return name + ".L" + std::to_string((key >> 32) & 0xffff) + ".v" + std::to_string(key & 0xffffffffu);
@@ -133,6 +135,60 @@ void compute_op(const TaskGraph& g, TaskId t, const TaskPayload& p, BufferAccess
       put(0, std::move(o));
       return;
     }
+    case PayloadOp::SlotsToSequence: {
+      const std::int64_t A = a.at(0);
+      const Tensor<T>& x = in(0);
+      if (A < 1 || x.B % A != 0) fail(g, t, "slots do not divide the batch dimension");
+      const std::int64_t B = x.B / A, s = x.L;
+      Tensor<T> o(B, A * s, x.H, x.D);
+      for (std::int64_t m = 0; m < A; ++m)
+        for (std::int64_t b = 0; b < B; ++b)
+          for (std::int64_t l = 0; l < s; ++l)
+            for (std::int64_t h = 0; h < x.H; ++h) std::copy_n(x.row(m * B + b, l, h), x.D, o.row(b, m * s + l, h));
+      put(0, std::move(o));
+      return;
+    }
+    case PayloadOp::SequenceToSlots: {
+      const std::int64_t A = a.at(0);
+      const Tensor<T> x = columns(in(0), a.at(1), a.at(2));
+      if (A < 1 || x.L % A != 0) fail(g, t, "slots do not divide the tokens");
+      const std::int64_t s = x.L / A;
+      Tensor<T> o(A * x.B, s, x.H, x.D);
+      for (std::int64_t m = 0; m < A; ++m)
+        for (std::int64_t b = 0; b < x.B; ++b)
+          for (std::int64_t l = 0; l < s; ++l)
+            for (std::int64_t h = 0; h < x.H; ++h) std::copy_n(x.row(b, m * s + l, h), x.D, o.row(m * x.B + b, l, h));
+      put(0, std::move(o));
+      return;
+    }
+    case PayloadOp::TokenSlice: {
+      const Tensor<T>& x = in(0);
+      const std::int64_t off = a.at(0), len = a.at(1);
+      if (off < 0 || len < 0 || off + len > x.L) fail(g, t, "token slice out of range");
+      Tensor<T> o(x.B, len, x.H, x.D);
+      for (std::int64_t b = 0; b < x.B; ++b)
+        for (std::int64_t l = 0; l < len; ++l)
+          for (std::int64_t h = 0; h < x.H; ++h) std::copy_n(x.row(b, off + l, h), x.D, o.row(b, l, h));
+      put(0, std::move(o));
+      return;
+    }
+    case PayloadOp::TokenConcat: {
+      const Tensor<T>& x = in(0);
+      const Tensor<T>& y = in(1);
+      if (x.B != y.B || x.H != y.H || x.D != y.D) fail(g, t, "token concat of different shapes");
+      Tensor<T> o(x.B, x.L + y.L, x.H, x.D);
+      for (std::int64_t b = 0; b < x.B; ++b)
+        for (std::int64_t h = 0; h < x.H; ++h) {
+          for (std::int64_t l = 0; l < x.L; ++l) std::copy_n(x.row(b, l, h), x.D, o.row(b, l, h));
+          for (std::int64_t l = 0; l < y.L; ++l) std::copy_n(y.row(b, l, h), y.D, o.row(b, x.L + l, h));
+        }
+      put(0, std::move(o));
+      return;
+    }
+    case PayloadOp::IndexerTopK: {
+      put(0, indexer_keep(in(0), in(1), in(2), a.at(0), a.at(1), a.at(2) != 0));
+      return;
+    }
     case PayloadOp::HeadMerge: {
       const std::int64_t A = a.at(0);
       const Tensor<T>& x = in(0);
@@ -148,7 +204,10 @@ void compute_op(const TaskGraph& g, TaskId t, const TaskPayload& p, BufferAccess
     case PayloadOp::AttnFwd:
     case PayloadOp::AttnBwd: {
       const Tile tile{a.at(0), a.at(1), a.at(2), a.at(3), a.at(4) != 0};
-      const bool separate = p.op == PayloadOp::AttnFwd ? p.in.size() == 3 : p.in.size() == 6;
+      const bool fwd = p.op == PayloadOp::AttnFwd;
+      const bool masked = fwd ? p.in.size() == 4 : p.in.size() == 7;
+      const bool separate = masked || (fwd ? p.in.size() == 3 : p.in.size() == 6);
+      const Tensor<T>* keep = masked ? &in(p.in.size() - 1) : nullptr;
       const Tensor<T>& q = in(0);
       const Tensor<T>& k = in(1);
       const Tensor<T>& v = separate ? in(2) : k;
@@ -156,14 +215,14 @@ void compute_op(const TaskGraph& g, TaskId t, const TaskPayload& p, BufferAccess
       const std::int64_t d_v = separate ? v.D : k.D - q.D;
       if (p.op == PayloadOp::AttnFwd) {
         Tensor<T> o, lse;
-        attention_forward(q, k, v, v_col0, d_v, tile, o, lse);
+        attention_forward(q, k, v, v_col0, d_v, tile, o, lse, keep);
         put(0, std::move(o));
         put(1, std::move(lse));
         return;
       }
       const std::size_t base = separate ? 3 : 2;
       Tensor<T> dq, dk, dv;
-      attention_backward(q, k, v, v_col0, d_v, in(base), in(base + 1), in(base + 2), tile, dq, dk, dv);
+      attention_backward(q, k, v, v_col0, d_v, in(base), in(base + 1), in(base + 2), tile, dq, dk, dv, keep);
       put(0, std::move(dq));
       if (separate) {
         put(1, std::move(dk));

@@ -9,6 +9,7 @@
 #include "engine/layout/rank_layout.h"
 #include "engine/reference/data_loader.h"
 #include "engine/reference/dense_attention.h"
+#include "engine/reference/dsa_indexer.h"
 #include "engine/schedule/build.h"
 
 namespace hcpsim::reference {
@@ -21,6 +22,7 @@ int total_kv_heads(const Scenario& s) {
 
 // The a2a degree a layer of this type imposes on heads per TP rank.
 int a2a_degree(const Scenario& s, CpCommType t) {
+  if (s.hyperparallel_cp()) return s.hyperparallel.ulysses(s.cp());   // cp_comm_type does not apply
   const auto& h = s.model.hierarchical_context_parallel_sizes;
   if (t == CpCommType::A2A) return s.cp();
   if (t == CpCommType::A2AP2P && h.size() == 2) return h[0];
@@ -31,6 +33,25 @@ struct Accum {
   Tensor<double> out, dq, dk, dv;
   std::vector<int> out_cover;
 };
+
+template <typename T, typename U>
+Tensor<T> cast(const Tensor<U>& x) {
+  Tensor<T> o(x.B, x.L, x.H, x.D);
+  for (std::size_t i = 0; i < x.v.size(); ++i) o.v[i] = static_cast<T>(x.v[i]);
+  return o;
+}
+
+// DSA: the keys every query keeps, from the whole sequence's indexer inputs, in the executor's
+// precision (the ranks select with the same function on their query slice against gathered keys).
+Tensor<double> dsa_keep(const Scenario& s, std::uint64_t seed, int layer, bool use_float) {
+  const auto qi = global_input(s, seed, layer, InputTensor::IndexQ);
+  const auto ki = global_input(s, seed, layer, InputTensor::IndexK);
+  const auto w = global_input(s, seed, layer, InputTensor::IndexW);
+  const bool causal = s.model.attn_mask_type == MaskType::Causal;
+  const std::int64_t k = s.model.dsa.index_topk;
+  if (!use_float) return indexer_keep(qi, ki, w, 0, k, causal);
+  return cast<double>(indexer_keep(cast<float>(qi), cast<float>(ki), cast<float>(w), 0, k, causal));
+}
 
 double rel_error(const Tensor<double>& x, const Tensor<double>& ref) {
   double num = 0, den = 0;
@@ -79,6 +100,11 @@ Scenario shrink_for_cpu(const Scenario& src) {
   s.cluster.gpus_per_node = tp * cp;
   s.cluster.faults.clear();
   s.simulation.layers = static_cast<int>(types.size());
+  if (s.model.dsa.enabled) {   // DSA: keep the top-k a real selection at the small length (a quarter of the keys)
+    s.model.dsa.index_topk = static_cast<int>(std::clamp<std::int64_t>(src.model.dsa.index_topk, 1, s.model.seq_length / 4));
+    s.model.dsa.index_n_heads = std::min(src.model.dsa.index_n_heads, 4);
+    s.model.dsa.index_head_dim = std::min(src.model.dsa.index_head_dim, 8);
+  }
   s.simulation.forward = true;
   s.simulation.backward = true;
   return s;
@@ -91,16 +117,21 @@ VerifyResult verify_scenario(const Scenario& s, const VerifyOptions& opt) {
   go.layers = std::max(1, s.simulation.layers);
   go.with_payloads = true;
   go.silent_disable_pitfall = opt.silent_disable_pitfall;
+  // AsyncContextParallel: its projections are part of what is checked (each early collective reads
+  // its projection's output).
+  go.hp_projections = s.hyperparallel_cp() && s.hyperparallel.async_effective();
   const TaskGraph graph = build_task_graph(s, layout, go);
   const ExecResult ex = execute_reference(graph, s, layout, opt.exec);
   VerifyResult r = compare_with_dense(s, layout, go.layers, opt.exec.seed,
-                                      opt.tolerance > 0 ? opt.tolerance : (opt.exec.use_float ? 1e-4 : 1e-5), ex.results);
+                                      opt.tolerance > 0 ? opt.tolerance : (opt.exec.use_float ? 1e-4 : 1e-5), ex.results,
+                                      opt.exec.use_float);
   r.tasks = ex.tasks_run;
   return r;
 }
 
 VerifyResult compare_with_dense(const Scenario& s, const RankLayout& layout, int layers, std::uint64_t seed,
-                                double tolerance, const std::vector<std::map<int, RankLayerResult>>& results) {
+                                double tolerance, const std::vector<std::map<int, RankLayerResult>>& results,
+                                bool use_float) {
   VerifyResult r;
   r.tolerance = tolerance;
   r.layers = layers;
@@ -114,7 +145,9 @@ VerifyResult compare_with_dense(const Scenario& s, const RankLayout& layout, int
     const auto k = global_input(s, seed, l, InputTensor::K);
     const auto v = global_input(s, seed, l, InputTensor::V);
     const auto dout = global_input(s, seed, l, InputTensor::DOut);
-    const DenseResult ref = dense_attention(q, k, v, dout, causal);
+    const bool dsa = s.hyperparallel_cp() && s.hyperparallel.style == HpStyle::DSA;
+    const Tensor<double> keep = dsa ? dsa_keep(s, seed, l, use_float) : Tensor<double>{};
+    const DenseResult ref = dense_attention(q, k, v, dout, causal, dsa ? &keep : nullptr);
     std::map<int, Accum> replicas;   // keyed by dp * pp_size + pp
     for (int rank = 0; rank < layout.world_size(); ++rank) {
       const RankCoord& c = layout.coord(rank);
@@ -142,7 +175,7 @@ VerifyResult compare_with_dense(const Scenario& s, const RankLayout& layout, int
       }
       for (std::int64_t b = 0; b < res.out.B; ++b)
         for (std::int64_t t = 0; t < sl; ++t) {
-          const std::int64_t tok = global_token(t, c.cp, s.cp(), sl);
+          const std::int64_t tok = global_token_of(s, t, c.cp);
           for (std::int64_t j = 0; j < res.out.H; ++j) {
             const std::int64_t gh = global_q_head(s, c.tp, j);
             const auto cov = static_cast<std::size_t>((b * S + tok) * ref.out.H + gh);

@@ -36,9 +36,11 @@ Scenario shrink_for_cpu(const Scenario& s);
 
 // Compares every rank's O, dQ, dK, dV (results[rank][layer], as the executor or a multi-process
 // run produced them) with dense attention on the same inputs; `layers` layers, data seed `seed`.
-// Fills everything but `tasks`.
+// Fills everything but `tasks`. `use_float`: the run computed in float (DSA's top-k selection is then
+// made on float-rounded indexer inputs, as the run made it).
 VerifyResult compare_with_dense(const Scenario& s, const RankLayout& layout, int layers, std::uint64_t seed,
-                                double tolerance, const std::vector<std::map<int, RankLayerResult>>& results);
+                                double tolerance, const std::vector<std::map<int, RankLayerResult>>& results,
+                                bool use_float = false);
 
 // Runs the check on `s` as given (no shrinking); forward and backward, s.simulation.layers layers.
 VerifyResult verify_scenario(const Scenario& s, const VerifyOptions& opt = {});

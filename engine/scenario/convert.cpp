@@ -82,6 +82,7 @@ void convert_model(const YAML::Node& m, YamlReader& r, Scenario& s) {
   if (auto v = r.get_bool(m, P, "fp8_dot_product_attention")) mo.fp8_dot_product_attention = *v;
   if (auto v = r.get_int(m, P, "vocab_size", 1)) mo.vocab_size = *v;
   if (auto v = r.get_bool(m, P, "untie_embeddings_and_output_weights")) mo.untie_embeddings_and_output_weights = *v;
+  if (const YAML::Node n = m["dsa"]; n.IsDefined() && !n.IsNull()) convert_dsa(n, r, s);
 
   if (const YAML::Node n = m["cp_comm_type"]; n.IsDefined()) {
     const std::string path = "model.cp_comm_type";
@@ -199,6 +200,7 @@ void convert_scenario(const YAML::Node& root, YamlReader& r, const ConvertInputs
   if (const YAML::Node c = root["cluster"]; c.IsDefined()) convert_cluster(c, r, in, s.cluster, nics_set, true);
   if (!nics_set) s.cluster.nics_per_node = s.cluster.gpus_per_node;
   if (const YAML::Node m = root["simulation"]; m.IsDefined()) convert_simulation(m, r, s);
+  if (const YAML::Node h = root["hyperparallel"]; h.IsDefined()) convert_hyperparallel(h, r, s);
   if (s.model.num_query_groups == 0) s.model.num_query_groups = s.model.num_attention_heads;
 
   // Size limits keep every later product in range and every layout small enough to build.

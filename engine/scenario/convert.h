@@ -22,6 +22,10 @@ void convert_scenario(const YAML::Node& root, YamlReader& r, const ConvertInputs
 void convert_cluster(const YAML::Node& cluster, YamlReader& r, const ConvertInputs& in,
                      ClusterConfig& c, bool& nics_set, bool allow_preset);
 
+// Reads the `hyperparallel:` section and `model.dsa` (convert_hyperparallel.cpp).
+void convert_hyperparallel(const YAML::Node& h, YamlReader& r, Scenario& s);
+void convert_dsa(const YAML::Node& d, YamlReader& r, Scenario& s);
+
 // Reads `cluster.gpu` (a preset name or a mapping) into `gpu`.
 void convert_gpu(const YAML::Node& g, const std::string& path, YamlReader& r, const ConvertInputs& in,
                  GpuSpec& gpu);

@@ -68,6 +68,13 @@ std::vector<FieldValue> values_of(const Scenario& s) {
   if (s.train.global_batch_size != 0)
     v.push_back({"train.global_batch_size", static_cast<double>(s.train.global_batch_size)});
   if (c.gpu.fp8_flops != 0) v.push_back({"cluster.gpu.fp8_tflops", c.gpu.fp8_flops});
+  if (s.hyperparallel.ulysses_degree != 0)
+    v.push_back({"hyperparallel.ulysses_degree", static_cast<double>(s.hyperparallel.ulysses_degree)});
+  if (m.dsa.enabled) {
+    v.push_back({"model.dsa.index_topk", static_cast<double>(m.dsa.index_topk)});
+    v.push_back({"model.dsa.index_n_heads", static_cast<double>(m.dsa.index_n_heads)});
+    v.push_back({"model.dsa.index_head_dim", static_cast<double>(m.dsa.index_head_dim)});
+  }
   if (c.efficiency.comm_hbm_interference != 0)
     v.push_back({"cluster.efficiency.comm_hbm_interference", c.efficiency.comm_hbm_interference});
   if (c.efficiency.nccl_launch_s != 0) v.push_back({"cluster.efficiency.nccl_launch", c.efficiency.nccl_launch_s});
@@ -144,6 +151,10 @@ const std::vector<FieldRange>& field_ranges() {
       {"cluster.efficiency.comm_hbm_interference", 1e-3, 100},
       {"cluster.efficiency.nccl_launch", 1e-12, 10, "us", 1e-6},
       {"cluster.efficiency.ring_step_sync", 1e-12, 10, "us", 1e-6},
+      {"hyperparallel.ulysses_degree", 1, 262144},
+      {"model.dsa.index_topk", 1, 1073741824},
+      {"model.dsa.index_n_heads", 1, 16384},
+      {"model.dsa.index_head_dim", 1, 16384},
   };
   return table;
 }

@@ -97,8 +97,13 @@ std::string Scenario::configuration() const {
   }
   for (std::size_t i = 0; i < kinds.size(); ++i)
     comm += (i ? ", " : "per-layer ") + std::string(to_string(kinds[i].first)) + " x" + std::to_string(kinds[i].second);
+  if (hyperparallel.enabled) {   // HyperParallel's style and mode replace cp_comm_type
+    const auto& h = hyperparallel;
+    comm = std::string("hyperparallel ") + to_string(h.style) + " " + to_string(h.mode(cp())) + " u=" +
+           std::to_string(h.ulysses(cp())) + (h.load_balance ? " load_balance" : "");
+  }
   std::string hcp;
-  if (!model.hierarchical_context_parallel_sizes.empty()) {
+  if (!hyperparallel.enabled && !model.hierarchical_context_parallel_sizes.empty()) {
     hcp = " [";
     for (std::size_t i = 0; i < model.hierarchical_context_parallel_sizes.size(); ++i)
       hcp += (i ? "," : "") + std::to_string(model.hierarchical_context_parallel_sizes[i]);

@@ -7,6 +7,8 @@
 #include <string>
 #include <vector>
 
+#include "engine/scenario/hyperparallel_config.h"
+
 namespace hcpsim {
 
 enum class CpCommType { P2P, AllGather, A2A, A2AP2P };
@@ -112,6 +114,7 @@ struct ModelConfig {
   bool fp8_dot_product_attention = false;                // attention in FP8 too (off: bf16, TE's default)
   std::int64_t vocab_size = 128256;                      // padded vocabulary (Llama-3 tokenizer by default)
   bool untie_embeddings_and_output_weights = true;
+  DsaConfig dsa;                                         // model.dsa (HyperParallel style DSA)
 };
 
 struct TrainConfig {
@@ -174,6 +177,7 @@ struct Scenario {
   DdpConfig ddp;
   ClusterConfig cluster;
   SimulationConfig simulation;
+  HyperParallelConfig hyperparallel;         // `hyperparallel:` (replaces cp_comm_type when enabled)
   std::map<std::string, SourceLocation> locations;   // dotted path -> YAML position
   std::vector<std::string> overrides;        // the `key.path=value` overrides applied, in order
 
@@ -191,6 +195,8 @@ struct Scenario {
   bool fp8_enabled() const { return !model.fp8.empty(); }
   // cp_comm_type of a layer (0-based); a single entry applies to every layer.
   CpCommType comm_type_for_layer(int layer) const;
+  // True when the `hyperparallel:` section selects MindSpore HyperParallel's CP instead of cp_comm_type.
+  bool hyperparallel_cp() const { return hyperparallel.enabled; }
   // Query heads and KV heads per TP rank (h_t, g_t of docs/schedules.md).
   int heads_per_tp_rank() const;
   int kv_heads_per_tp_rank() const;

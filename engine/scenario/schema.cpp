@@ -17,6 +17,7 @@ const std::vector<std::string>& all_paths() {
       "model.virtual_pipeline_model_parallel_size", "model.recompute_granularity", "model.recompute_method",
       "model.recompute_num_layers", "model.fp8", "model.fp8_recipe", "model.fp8_dot_product_attention",
       "model.vocab_size", "model.untie_embeddings_and_output_weights",
+      "model.dsa", "model.dsa.index_topk", "model.dsa.index_n_heads", "model.dsa.index_head_dim",
       "train", "train.micro_batch_size", "train.global_batch_size", "train.mode",
       "ddp", "ddp.use_distributed_optimizer", "ddp.overlap_grad_reduce", "ddp.overlap_param_gather",
       "dist", "dist.use_decentralized_pg", "dist.order",
@@ -39,7 +40,9 @@ const std::vector<std::string>& all_paths() {
       "cluster.calibration",
       "cluster.faults", "cluster.faults[].rank", "cluster.faults[].slowdown", "cluster.faults[].node",
       "cluster.faults[].nic", "cluster.faults[].bandwidth_factor", "cluster.faults[].failed",
-      "simulation", "simulation.backend", "simulation.passes", "simulation.layers"};
+      "simulation", "simulation.backend", "simulation.passes", "simulation.layers",
+      "hyperparallel", "hyperparallel.style", "hyperparallel.ulysses_degree", "hyperparallel.load_balance",
+      "hyperparallel.layout", "hyperparallel.mesh_dim_names"};
   return paths;
 }
 

@@ -11,6 +11,7 @@
 #include "engine/layout/rank_layout.h"
 #include "engine/scenario/feasibility.h"
 #include "engine/scenario/field_ranges.h"
+#include "engine/scenario/validate_hyperparallel.h"
 
 namespace hcpsim {
 
@@ -114,7 +115,8 @@ void check_sizes(const Scenario& s, Checker& c) {
                                      std::to_string(m.num_attention_heads) + ") when kv_channels is not given",
             {"set model.kv_channels (the head dimension)"});
   // Rule 4 (Megatron-LM validate_args).
-  if (cp > 1 && m.seq_length > 0 && m.seq_length % (2LL * cp) != 0) {
+  // (HyperParallel shards contiguously: its own rule is in validate_hyperparallel.cpp.)
+  if (!s.hyperparallel_cp() && cp > 1 && m.seq_length > 0 && m.seq_length % (2LL * cp) != 0) {
     const long long q = 2LL * cp, lo = m.seq_length / q * q, hi = lo + q;
     std::vector<std::string> hints;
     hints.push_back("seq_length must divide into 2*cp = " + std::to_string(q) + " chunks; nearest valid: " +
@@ -127,6 +129,7 @@ void check_sizes(const Scenario& s, Checker& c) {
 }
 
 void check_comm(const Scenario& s, Checker& c) {
+  if (s.hyperparallel_cp()) return;   // cp_comm_type does not apply (validate_hyperparallel.cpp)
   const auto& m = s.model;
   const int cp = s.cp();
   const auto& hcp = m.hierarchical_context_parallel_sizes;
@@ -311,6 +314,7 @@ void check_placement(const Scenario& s, Checker& c) {
       c.warning("model.hierarchical_context_parallel_sizes",
                 "p2p ring size 1: Transformer Engine runs a2a+p2p as plain a2a on the a2a group");
   }
+  if (s.hyperparallel_cp()) return;   // the a2a and ring placement rules below are for cp_comm_type
   RankLayout L;
   try {
     L = RankLayout::from_scenario(s);
@@ -367,6 +371,7 @@ Diagnostics validate(const Scenario& s) {
   check_dist_and_faults(s, c);
   check_step(s, c);
   Diagnostics d = c.take();
+  d.append(validate_hyperparallel(s));
   if (!d.has_errors()) d.append(check_feasibility(s));
   if (!d.has_errors()) {
     Checker w(s);

@@ -9,6 +9,8 @@
 #include "engine/schedule/a2a_ulysses.h"
 #include "engine/schedule/all_gather.h"
 #include "engine/schedule/build.h"
+#include "engine/schedule/hp_context_parallel.h"
+#include "engine/schedule/hp_dsa.h"
 #include "engine/schedule/layer_ops.h"
 #include "engine/schedule/schedule_context.h"
 
@@ -20,7 +22,7 @@ GraphOptions graph_options_from(const Scenario& s) {
   o.backward = s.simulation.backward && s.train.mode == TrainMode::Train;   // prefill: forward only
   o.layers = s.simulation.layers;
   // A per-layer list: simulate at least up to the first layer of every distinct comm type.
-  for (std::size_t i = 0; i < s.model.cp_comm_type.size(); ++i)
+  for (std::size_t i = 0; !s.hyperparallel_cp() && i < s.model.cp_comm_type.size(); ++i)
     if (std::find(s.model.cp_comm_type.begin(), s.model.cp_comm_type.begin() + i, s.model.cp_comm_type[i]) ==
         s.model.cp_comm_type.begin() + i)
       o.layers = std::max(o.layers, static_cast<int>(i) + 1);
@@ -39,18 +41,42 @@ void check_inputs(const Scenario& s, const RankLayout& layout, const GraphOption
   if (s.cp() < 1) fail("model.context_parallel_size must be >= 1");
   if (layout.world_size() != s.world_size() || layout.cp() != s.cp() || layout.tp() != s.tp())
     fail("layout does not match the scenario (world/tp/cp)");
-  if (s.model.seq_length <= 0 || s.model.seq_length % (2 * s.cp()) != 0)
-    fail("model.seq_length (" + std::to_string(s.model.seq_length) + ") must be a positive multiple of 2*cp = " +
-         std::to_string(2 * s.cp()));
+  // Megatron's dual-chunk layout needs 2*cp chunks; HyperParallel shards contiguously (cp slices,
+  // halved again by load_balance).
+  const bool hp = s.hyperparallel_cp();
+  const long long chunks = hp && !s.hyperparallel.load_balance ? s.cp() : 2LL * s.cp();
+  if (s.model.seq_length <= 0 || s.model.seq_length % chunks != 0)
+    fail("model.seq_length (" + std::to_string(s.model.seq_length) + ") must be a positive multiple of " +
+         (chunks == s.cp() ? "cp = " : "2*cp = ") + std::to_string(chunks));
+  if (hp && s.cp() > 1 && !layout.hyperparallel())
+    fail("the layout does not carry HyperParallel's sub-groups (hp_ulysses, hp_colossal)");
   if (s.heads_per_tp_rank() < 1 || s.kv_heads_per_tp_rank() < 1 || s.head_dim() < 1)
     fail("model needs num_attention_heads >= tp, num_query_groups >= 1 and a head dim >= 1");
   if (s.train.micro_batch_size < 1) fail("train.micro_batch_size must be >= 1");
+}
+
+// HyperParallel's styles (`hyperparallel:` section); `projections`: AsyncContextParallel adds its own
+// Q/K/V projection GEMMs in whole-layer forward.
+void build_hyperparallel(schedule::ScheduleContext& ctx, bool projections) {
+  const auto& hp = ctx.scenario.hyperparallel;
+  const bool fwd = ctx.pass == Pass::Forward;
+  if (hp.style == HpStyle::DSA) {
+    fwd ? schedule::build_hp_dsa_forward(ctx) : schedule::build_hp_dsa_backward(ctx);
+  } else if (hp.load_balance) {
+    fwd ? schedule::build_hp_load_balance_forward(ctx) : schedule::build_hp_load_balance_backward(ctx);
+  } else {
+    fwd ? schedule::build_hp_forward(ctx, projections) : schedule::build_hp_backward(ctx);
+  }
 }
 
 void build_attention(schedule::ScheduleContext& ctx, CpCommType type) {
   const bool fwd = ctx.pass == Pass::Forward;
   if (ctx.options.silent_disable_pitfall || ctx.layout.cp() == 1) {
     fwd ? schedule::build_local_forward(ctx) : schedule::build_local_backward(ctx);
+    return;
+  }
+  if (ctx.scenario.hyperparallel_cp()) {
+    build_hyperparallel(ctx, false);
     return;
   }
   switch (type) {
@@ -91,6 +117,16 @@ void build_layer_pass(schedule::ScheduleContext& ctx, const Scenario& s, int lay
         for (TaskId w : waits[i]) ctx.wait(r, Stream::Main, w);
     }
   };
+  // AsyncContextParallel (not with load_balance, which falls back to the synchronous style) hooks
+  // the three projections: its forward builds them itself, with the collectives started in between.
+  const bool hp_projections = (ctx.options.whole_layer || ctx.options.hp_projections) && pass == Pass::Forward &&
+                              s.hyperparallel_cp() &&
+                              s.hyperparallel.async_effective() && s.cp() > 1 && !ctx.options.silent_disable_pitfall;
+  if (hp_projections) {
+    build_hyperparallel(ctx, true);
+    if (ctx.options.whole_layer) hook(LayerPart::AfterAttention);
+    return;
+  }
   if (ctx.options.whole_layer) hook(LayerPart::BeforeAttention);
   build_attention(ctx, s.comm_type_for_layer(layer));
   if (ctx.options.whole_layer) hook(LayerPart::AfterAttention);

@@ -18,6 +18,10 @@ struct GraphOptions {
   bool with_payloads = false;     // fill TaskPayload for the reference executor
   // Testing only: reproduce the silent-disable pitfall (docs/schedules.md): each rank attends to its own chunk.
   bool silent_disable_pitfall = false;
+  // HyperParallel AsyncContextParallel: build its Q/K/V projection GEMMs (with payloads that produce
+  // the projected Q, K, V) even without whole_layer, so the reference executor checks that every
+  // early collective reads its projection's output. whole_layer implies it.
+  bool hp_projections = false;
 };
 
 // Options from the scenario's `simulation:` section (passes, layers; whole_layer when ffn is given).

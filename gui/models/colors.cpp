@@ -14,6 +14,8 @@ QColor group_kind_color(GroupKind k) {
     case GroupKind::TP_CP: return QColor(0xed, 0xc9, 0x48);    // yellow
     case GroupKind::HCP_A2A: return QColor(0xf2, 0x8e, 0x2b);  // orange
     case GroupKind::HCP_P2P: return QColor(0x9c, 0x75, 0x5f);  // brown
+    case GroupKind::HP_ULYSSES: return QColor(0xff, 0x9d, 0xa7);    // pink
+    case GroupKind::HP_COLOSSAL: return QColor(0x7f, 0x7f, 0x7f);   // dark grey
   }
   return Qt::gray;
 }

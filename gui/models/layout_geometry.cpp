@@ -95,8 +95,10 @@ GroupKind group_kind_for(ColorBy c, const RankLayout& layout) {
     case ColorBy::CP: return GroupKind::CP;
     case ColorBy::DP: return GroupKind::DP;
     case ColorBy::PP: return GroupKind::PP;
-    case ColorBy::A2A: return layout.hierarchical() ? GroupKind::HCP_A2A : GroupKind::CP;
-    case ColorBy::Ring: return layout.hierarchical() ? GroupKind::HCP_P2P : GroupKind::CP;
+    case ColorBy::A2A:   // HyperParallel: the Ulysses all-to-all groups; its Colossal all-gather groups as "rings"
+      return layout.hierarchical() ? GroupKind::HCP_A2A : layout.hyperparallel() ? GroupKind::HP_ULYSSES : GroupKind::CP;
+    case ColorBy::Ring:
+      return layout.hierarchical() ? GroupKind::HCP_P2P : layout.hyperparallel() ? GroupKind::HP_COLOSSAL : GroupKind::CP;
   }
   return GroupKind::CP;
 }

@@ -17,8 +17,8 @@ namespace hcpsim::gui {
 namespace {
 
 // Kinds whose membership is outlined when a GPU is clicked, outermost first.
-const GroupKind kOutlined[] = {GroupKind::TP, GroupKind::CP, GroupKind::DP, GroupKind::PP,
-                               GroupKind::HCP_A2A, GroupKind::HCP_P2P};
+const GroupKind kOutlined[] = {GroupKind::TP,      GroupKind::CP,      GroupKind::DP,         GroupKind::PP,
+                               GroupKind::HCP_A2A, GroupKind::HCP_P2P, GroupKind::HP_ULYSSES, GroupKind::HP_COLOSSAL};
 
 QColor cell_color(const LayoutPaintState& s, int rank) {
   const GroupKind k = group_kind_for(s.color_by, *s.layout);
@@ -103,7 +103,8 @@ class RingItem : public QGraphicsItem {
   }
   QRectF boundingRect() const override { return s_->geometry.bounds().adjusted(-40, -40, 40, 40); }
   void paint(QPainter* p, const QStyleOptionGraphicsItem* opt, QWidget*) override {
-    if (!s_->show_rings || edges_.empty()) return;
+    // HyperParallel has no ring: its second level is an all-gather (coloured by "Ring", no arrows).
+    if (!s_->show_rings || edges_.empty() || s_->layout->hyperparallel()) return;
     const double lod = opt->levelOfDetailFromTransform(p->worldTransform());
     const auto& g = s_->geometry;
     const auto ring_kind = s_->layout->hierarchical() ? GroupKind::HCP_P2P : GroupKind::CP;
@@ -275,10 +276,12 @@ void LayoutView::drawForeground(QPainter* p, const QRectF&) {
   QString line1 = QStringLiteral("%1 GPUs on %2 nodes · tp=%3 cp=%4 dp=%5 pp=%6")
                       .arg(L.world_size()).arg(L.nodes()).arg(L.tp()).arg(L.cp()).arg(L.dp()).arg(L.pp());
   if (L.hierarchical()) line1 += QStringLiteral(" · a2a+p2p [%1,%2]").arg(L.a2a_size()).arg(L.ring_size());
+  if (L.hyperparallel())   // HyperParallel's (co x ds) mesh: Ulysses groups of u, Colossal all-gather of cp/u
+    line1 += QStringLiteral(" · HyperParallel u=%1 x co=%2").arg(L.hp_ulysses()).arg(L.hp_colossal());
   QString line2 = QStringLiteral("colour = %1 group (%2 groups)")
                       .arg(QString::fromLatin1(megatron_group_name(k)))
                       .arg(L.groups(k).size());
-  if (L.ring_size() > 1 && state_->show_rings) line2 += QStringLiteral(" · arrows: ring K/V sends");
+  if (L.ring_size() > 1 && state_->show_rings && !L.hyperparallel()) line2 += QStringLiteral(" · arrows: ring K/V sends");
   p->setPen(QColor(0x20, 0x20, 0x20));
   p->drawText(QPointF(8, 16), line1);
   p->drawText(QPointF(8, 32), line2);

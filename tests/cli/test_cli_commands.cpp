@@ -63,6 +63,15 @@ void check_layout_json(const std::string& file) {
   const bool hier = !s.model.hierarchical_context_parallel_sizes.empty();
   std::vector<std::string> keys{"tp", "cp", "dp", "pp", "dp_cp", "tp_cp"};
   if (hier) keys.insert(keys.end(), {"hcp_a2a", "hcp_p2p"});
+  if (s.hyperparallel_cp()) {   // HyperParallel's sub-groups, and the mesh object
+    keys.insert(keys.end(), {"hp_ulysses", "hp_colossal"});
+    const int u = s.hyperparallel.ulysses(s.cp());
+    EXPECT_EQ(j.at("hyperparallel").at("ulysses_degree").get<int>(), u) << file;
+    EXPECT_EQ(j.at("groups").at("hp_ulysses").at(0).size(), static_cast<std::size_t>(u)) << file;
+    EXPECT_EQ(j.at("groups").at("hp_colossal").at(0).size(), static_cast<std::size_t>(s.cp() / u)) << file;
+  } else {
+    EXPECT_FALSE(j.contains("hyperparallel")) << file;
+  }
   EXPECT_EQ(j.at("groups").size(), keys.size());
   for (const auto& k : keys) {
     const auto& groups = j.at("groups").at(k);

@@ -1,0 +1,115 @@
+// HyperParallel ContextParallel(ulysses_degree=1, load_balance=True): head-tail load balancing of
+// pure Colossal CP. CP index i holds tokens [i*s, (i+1)*s) = chunks C_2i | C_2i+1 of 2*cp chunks of
+// c = s/2 tokens; its peer is j = cp-1-i.
+//
+//  forward   main: keep = Q[0, c) (C_2i), tail = Q[c, 2c) (C_2i+1)
+//            p2p : send tail to j, receive j's tail (C_2j+1)              (a rank that is its own peer copies)
+//            K, V all-gathered (as pure Colossal)
+//            attn 1: C_2i    x K/V [0, (2i+1)c)   bottom-right causal
+//            attn 2: C_2j+1  x K/V [0, (2j+2)c)   bottom-right causal
+//            p2p : attn 2's output back to j; out = [attn 1 | received]
+//  backward  dO tail to the peer; attn_bwd 2, attn_bwd 1; dQ of attn 2 back; dQ = [dq 1 | received];
+//            dK, dV of both summed, reduce-scattered (as pure Colossal).
+//  Every rank computes chunks 2i and 2(cp-1-i)+1, whose causal pairs sum to the same on every rank.
+#include "engine/schedule/hp_common.h"
+#include "engine/schedule/hp_context_parallel.h"
+
+namespace hcpsim::schedule {
+
+namespace {
+
+// Send/Recv slots (after the ContextParallel ones), FullDkv versions.
+constexpr int kSlotQTail = 10, kSlotOutBack = 11, kSlotDoTail = 12, kSlotDqBack = 13, kSlotRsDk = 8, kSlotRsDv = 9;
+constexpr int kDk1 = 0, kDv1 = 1, kDk2 = 2, kDv2 = 3, kDkSum = 4, kDvSum = 5;
+constexpr int kKeepQ = 1, kKeepDo = 1;   // LevelQ / LevelDOut versions of the kept halves
+
+AttentionShape half_shape(const ScheduleContext& ctx, int chunk) {
+  const auto& z = ctx.sz;
+  const std::int64_t c = z.s / 2, S = z.S;
+  const std::int64_t kv = z.causal ? (chunk + 1) * c : S;
+  return attention_shape(z.b, c, kv, z.h_t, z.g_t, z.d_qk, z.d_v, z.causal ? MaskSection::BottomRight : MaskSection::Full);
+}
+
+
+void slice(ScheduleContext& ctx, const char* label, BufName in, BufName out, int out_version, std::int64_t off,
+           double bytes) {
+  hp_each_rank(ctx, [&](int rank, int, int) {
+    const TaskId t = ctx.add(rank, TaskKind::Copy, Stream::Main, label, -1, 0, 2 * bytes);
+    ctx.payload(t, PayloadOp::TokenSlice, {ctx.key(in)}, {ctx.key(out, out_version)}, {off, ctx.sz.s / 2});
+  });
+}
+
+}  // namespace
+
+void build_hp_load_balance_forward(ScheduleContext& ctx) {
+  const auto& z = ctx.sz;
+  const std::int64_t c = z.s / 2;
+  const double q_half = hp_bytes(ctx, c, z.h_t, z.d_qk), o_half = hp_bytes(ctx, c, z.h_t, z.d_v);
+  slice(ctx, "q_keep", BufName::Q, BufName::LevelQ, kKeepQ, 0, q_half);
+  slice(ctx, "q_tail", BufName::Q, BufName::Send, kSlotQTail, c, q_half);
+  hp_exchange(ctx, "p2p_q_tail", GroupKind::CP, BufName::Send, kSlotQTail, BufName::Recv, kSlotQTail, q_half);
+  for (const auto& [name, in, dim, v] : {std::tuple{"k", BufName::K, z.d_qk, 0}, std::tuple{"v", BufName::V, z.d_v, 1}}) {
+    const HpGatherItem it{name, in, 0, dim, v, v};
+    hp_gather_issue(ctx, it);
+    hp_gather_finish(ctx, it);
+  }
+  hp_each_rank(ctx, [&](int rank, int i, int cp) {
+    const int j = cp - 1 - i;
+    const std::uint64_t k = ctx.key(BufName::FullKV, 0), v = ctx.key(BufName::FullKV, 1);
+    const AttentionShape a1 = half_shape(ctx, 2 * i), a2 = half_shape(ctx, 2 * j + 1);
+    const TaskId t1 = ctx.add_attention(rank, Pass::Forward, Stream::Main, 0, a1);
+    ctx.payload(t1, PayloadOp::AttnFwd, {ctx.key(BufName::LevelQ, kKeepQ), k, v},
+                {ctx.key(BufName::StepOut, 0), ctx.key(BufName::StepLse, 0)}, hp_tile_args(a1, z.causal));
+    const TaskId t2 = ctx.add_attention(rank, Pass::Forward, Stream::Main, 1, a2);
+    ctx.payload(t2, PayloadOp::AttnFwd, {ctx.key(BufName::Recv, kSlotQTail), k, v},
+                {ctx.key(BufName::StepOut, 1), ctx.key(BufName::StepLse, 1)}, hp_tile_args(a2, z.causal));
+  });
+  hp_exchange(ctx, "p2p_out_back", GroupKind::CP, BufName::StepOut, 1, BufName::Recv, kSlotOutBack, o_half);
+  hp_each_rank(ctx, [&](int rank, int, int) {
+    const TaskId t = ctx.add(rank, TaskKind::Copy, Stream::Main, "out_cat", -1, 0, 4 * o_half);
+    ctx.payload(t, PayloadOp::TokenConcat, {ctx.key(BufName::StepOut, 0), ctx.key(BufName::Recv, kSlotOutBack)},
+                {ctx.key(BufName::Out)});
+  });
+}
+
+void build_hp_load_balance_backward(ScheduleContext& ctx) {
+  const auto& z = ctx.sz;
+  const std::int64_t c = z.s / 2;
+  const double q_half = hp_bytes(ctx, c, z.h_t, z.d_qk), o_half = hp_bytes(ctx, c, z.h_t, z.d_v);
+  slice(ctx, "do_keep", BufName::DOut, BufName::LevelDOut, kKeepDo, 0, o_half);
+  slice(ctx, "do_tail", BufName::DOut, BufName::Send, kSlotDoTail, c, o_half);
+  hp_exchange(ctx, "p2p_do_tail", GroupKind::CP, BufName::Send, kSlotDoTail, BufName::Recv, kSlotDoTail, o_half);
+  hp_each_rank(ctx, [&](int rank, int i, int cp) {
+    const int j = cp - 1 - i;
+    const std::uint64_t k = ctx.key(BufName::FullKV, 0), v = ctx.key(BufName::FullKV, 1);
+    const AttentionShape a2 = half_shape(ctx, 2 * j + 1), a1 = half_shape(ctx, 2 * i);
+    const TaskId t2 = ctx.add_attention(rank, Pass::Backward, Stream::Main, 1, a2);
+    ctx.payload(t2, PayloadOp::AttnBwd,
+                {ctx.key(BufName::Recv, kSlotQTail), k, v, ctx.key(BufName::StepOut, 1),
+                 ctx.key(BufName::Recv, kSlotDoTail), ctx.key(BufName::StepLse, 1)},
+                {ctx.key(BufName::BwdDq, 1), ctx.key(BufName::FullDkv, kDk2), ctx.key(BufName::FullDkv, kDv2)},
+                hp_tile_args(a2, z.causal));
+    const TaskId t1 = ctx.add_attention(rank, Pass::Backward, Stream::Main, 0, a1);
+    ctx.payload(t1, PayloadOp::AttnBwd,
+                {ctx.key(BufName::LevelQ, kKeepQ), k, v, ctx.key(BufName::StepOut, 0),
+                 ctx.key(BufName::LevelDOut, kKeepDo), ctx.key(BufName::StepLse, 0)},
+                {ctx.key(BufName::BwdDq, 0), ctx.key(BufName::FullDkv, kDk1), ctx.key(BufName::FullDkv, kDv1)},
+                hp_tile_args(a1, z.causal));
+  });
+  hp_exchange(ctx, "p2p_dq_back", GroupKind::CP, BufName::BwdDq, 1, BufName::Recv, kSlotDqBack, q_half);
+  const double full_kv = hp_bytes(ctx, z.S, z.g_t, z.d_qk + z.d_v);
+  hp_each_rank(ctx, [&](int rank, int, int) {
+    const TaskId t = ctx.add(rank, TaskKind::Copy, Stream::Main, "dq_cat", -1, 0, 4 * q_half);
+    ctx.payload(t, PayloadOp::TokenConcat, {ctx.key(BufName::BwdDq, 0), ctx.key(BufName::Recv, kSlotDqBack)},
+                {ctx.key(BufName::DQ)});
+    const TaskId a = ctx.add(rank, TaskKind::Copy, Stream::Main, "dkv_sum", -1, 0, 3 * full_kv);
+    ctx.payload(a, PayloadOp::Add,
+                {ctx.key(BufName::FullDkv, kDk1), ctx.key(BufName::FullDkv, kDk2), ctx.key(BufName::FullDkv, kDv1),
+                 ctx.key(BufName::FullDkv, kDv2)},
+                {ctx.key(BufName::FullDkv, kDkSum), ctx.key(BufName::FullDkv, kDvSum)});
+  });
+  hp_reduce_scatter(ctx, "dk", BufName::FullDkv, kDkSum, z.d_qk, kSlotRsDk, BufName::DK, 0);
+  hp_reduce_scatter(ctx, "dv", BufName::FullDkv, kDvSum, z.d_v, kSlotRsDv, BufName::DV, 0);
+}
+
+}  // namespace hcpsim::schedule
