@@ -41,9 +41,9 @@ struct LayoutParams {
   int gpus_per_node = 8;
   int tp = 1, cp = 1, pp = 1;                 // dp is derived: world / (tp*cp*pp)
   std::string order = "tp-cp-ep-dp-pp";
-  std::vector<int> hcp_sizes;                 // [A, P] or empty
+  std::vector<int> hcp_sizes{};               // [A, P] or empty
   int hp_ulysses = 0;                         // HyperParallel's Ulysses degree u (0 = not HyperParallel)
-  std::vector<std::string> hp_mesh_dim_names; // names of the (co, ds) dimensions, for display
+  std::vector<std::string> hp_mesh_dim_names{};  // names of the (co, ds) dimensions, for display
 };
 
 class RankLayout {

@@ -39,7 +39,9 @@ CsvTable builtin_cp_sweep(const Scenario& base, QStringList* skipped) {
         hcp = QStringLiteral("[%1,%2]").arg(A).arg(cp / A);
       }
       try {
-        const Report r = app::predict_attention(s, "analytic", SimulateOptions{false, {}}).report;
+        SimulateOptions no_events;
+        no_events.keep_events = false;
+        const Report r = app::predict_attention(s, "analytic", no_events).report;
         const double attention_s = r.attention_forward_s + r.attention_backward_s;
         t.rows.push_back(QStringList{QString::number(cp), QString::fromLatin1(to_string(type)), hcp,
                                      QString::number(attention_s, 'g', 9)});

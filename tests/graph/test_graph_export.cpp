@@ -32,8 +32,12 @@ TEST(GraphExport, JsonFollowsTheContract) {
     EXPECT_TRUE(kinds.count(t.at("kind").get<std::string>()));
     const auto id = t.at("id").get<TaskId>();
     EXPECT_EQ(t.at("deps").size(), g.in_degree(id));
-    if (t.at("kind") == "send_recv") EXPECT_EQ(t.at("peers").size(), 2u);
-    if (t.at("kind") == "all_to_all") EXPECT_EQ(t.at("peers").size(), 1u);   // A = 2
+    if (t.at("kind") == "send_recv") {
+      EXPECT_EQ(t.at("peers").size(), 2u);
+    }
+    if (t.at("kind") == "all_to_all") {
+      EXPECT_EQ(t.at("peers").size(), 1u);   // A = 2
+    }
   }
   std::ostringstream one;
   GraphFilter f;
