@@ -18,6 +18,8 @@ for lib in libyaml-cpp libmpi.so; do
 done
 launcher=(mpirun --oversubscribe -np 4)
 [ "$(id -u)" -eq 0 ] && launcher+=(--allow-run-as-root)
+# Containers often deny the ptrace rights that shared-memory single copies need (CMA): copy in/out.
+export OMPI_MCA_btl_vader_single_copy_mechanism=none
 out=$(cd "$work" && LD_LIBRARY_PATH= timeout 120 "${launcher[@]}" "$work/bin/hcpsim-mpi" -q run \
       "$src/tests/runner/cpu-small.yaml" --device cpu --check 2>&1) || { echo "$out"; fail "bundled hcpsim-mpi failed"; }
 echo "$out" | grep "check: max relative error" || fail "no check line from the bundled hcpsim-mpi"

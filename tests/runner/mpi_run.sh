@@ -13,6 +13,8 @@ mode=$1 np=$2 hcpsim=$3 file=$4
 shift 4
 launcher=(mpirun --oversubscribe -np "$np")
 [ "$(id -u)" -eq 0 ] && launcher+=(--allow-run-as-root)
+# Containers often deny the ptrace rights that shared-memory single copies need (CMA): copy in/out.
+export OMPI_MCA_btl_vader_single_copy_mechanism=none
 fail() { echo "FAIL: $*"; exit 1; }
 case "$mode" in
   check)
