@@ -1,13 +1,10 @@
 // hcpsim command line: subcommands parse arguments and call the libraries.
 #include <CLI/CLI.hpp>
-#include <cstdio>
-#include <exception>
 #include <iostream>
 #include <string>
 
 #include "cli/commands.h"
-#include "engine/core/internal_error.h"
-#include "cli/verbosity.h"
+#include "cli/cli_main.h"
 
 int main(int argc, char** argv) {
   using namespace hcpsim::cli;
@@ -16,13 +13,7 @@ int main(int argc, char** argv) {
   app.set_version_flag("--version", std::string("hcpsim ") + HCPSIM_VERSION);
   app.require_subcommand(1);
   app.footer("Run 'hcpsim COMMAND --help' for a command's options and examples.");
-  bool verbose_flag = false, quiet_flag = false;
-  app.add_flag("-v,--verbose", verbose_flag, "also print the resolved configuration, the overrides and timings");
-  app.add_flag("-q,--quiet", quiet_flag, "print errors only (no warnings, progress or notes)");
-  app.fallthrough();   // -v / -q may also follow the command
-  app.parse_complete_callback([&] {
-    set_verbosity(quiet_flag ? Verbosity::Quiet : verbose_flag ? Verbosity::Verbose : Verbosity::Normal);
-  });
+  add_verbosity_flags(app);
   CliContext ctx;
   ctx.argv0 = argv[0];
   ctx.argc = argc;
@@ -51,30 +42,5 @@ int main(int argc, char** argv) {
       return 2;
     }
   }
-  try {
-    app.parse(argc, argv);
-  } catch (const CLI::CallForHelp& e) {
-    return app.exit(e);
-  } catch (const CLI::CallForAllHelp& e) {
-    return app.exit(e);
-  } catch (const CLI::CallForVersion& e) {
-    return app.exit(e);
-  } catch (const CLI::ParseError& e) {
-    app.exit(e);
-    return 2;   // usage error
-  } catch (const hcpsim::InternalError& e) {
-    std::cerr << "hcpsim: internal error: " << e.what()
-              << "\n  this is a bug in hcpsim, not a problem of the input: please report it with the scenario "
-                 "file and the command line\n";
-    return 3;
-  } catch (const std::exception& e) {
-    std::cerr << "hcpsim: error: " << e.what() << '\n';
-    return 1;
-  }
-  // A result that could not be written (full disk, closed pipe) is a failure, not a silent success.
-  if (std::fflush(stdout) != 0 || !std::cout.flush()) {
-    std::cerr << "hcpsim: error: cannot write to standard output\n";
-    return ctx.exit_code == 0 ? 1 : ctx.exit_code;
-  }
-  return ctx.exit_code;
+  return parse_and_run(app, ctx, "hcpsim", argc, argv);
 }

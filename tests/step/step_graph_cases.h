@@ -25,6 +25,13 @@ struct StepCase {
   int nics_per_node = 8;   // 8: one NIC per GPU (rail), fewer: the stage's transfers share NICs
 };
 
+// The case's name as a test name (gtest allows letters, digits and '_').
+inline std::string step_case_test_name(const StepCase& c) {
+  std::string n = c.name;
+  std::replace(n.begin(), n.end(), '-', '_');
+  return n;
+}
+
 // tp 2 x cp 2 x dp 2 = one 8-GPU node per pipeline stage; a 1.5B-class GQA model with SwiGLU
 // (whole layers: GEMMs, TP collectives and CP attention), 8K tokens, 8 layers.
 inline Scenario step_case_scenario(const StepCase& c) {

@@ -14,9 +14,7 @@ namespace hcpsim::step::testing {
 namespace {
 
 std::string test_name(const ::testing::TestParamInfo<StepCase>& param_info) {
-  std::string n = param_info.param.name;
-  std::replace(n.begin(), n.end(), '-', '_');
-  return n;
+  return step_case_test_name(param_info.param);
 }
 
 class ComposedVsFullGraphSimgrid : public ::testing::TestWithParam<StepCase> {};
