@@ -209,13 +209,16 @@ class Executor {
   }
 
   void complete_op(std::uint32_t op, double now) {
-    for (TaskId m : g_.comms()[op].tasks) finish_comm(m, now);
+    // A pipelined ring's latency (OpFlows::tail_s) delays its members' end like a host overhead.
+    const std::uint32_t live = ops_[op].live;
+    const double tail_s = live != kNone ? live_[live].plan.tail_s : 0.0;
+    for (TaskId m : g_.comms()[op].tasks) finish_comm(m, now, tail_s);
   }
 
-  // The flows of communication task `t` are over: it ends now, or after its host overhead (a
-  // SimGrid timer, as the analytic backend's delayed completion).
-  void finish_comm(TaskId t, double now) {
-    const double over = costs_.comm_overhead_s ? costs_.comm_overhead_s(g_.task(t)) : 0.0;
+  // The flows of communication task `t` are over: it ends now, or after `extra_s` plus its host
+  // overhead (a SimGrid timer, as the analytic backend's delayed completion).
+  void finish_comm(TaskId t, double now, double extra_s = 0.0) {
+    const double over = extra_s + (costs_.comm_overhead_s ? costs_.comm_overhead_s(g_.task(t)) : 0.0);
     if (!(over > 0)) return complete(t, now);
     simgrid::kernel::timer::Timer::set(now + over, [this, t] {
       guarded([&] {

@@ -104,6 +104,7 @@ class Lowering {
         throw std::invalid_argument(op_name(index_, op_) + ": " + std::to_string(speedups.size()) +
                                     " rail speed-ups for a ring of " + std::to_string(n) + " hops");
     }
+    if (c_.ring_pipeline) return pipelined_ring(steps * step_bytes, speedups);
     out_.flows.reserve(static_cast<std::size_t>(steps) * n);
     for (std::uint32_t k = 0; k < steps; ++k)
       for (std::uint32_t i = 0; i < n; ++i) add_flow(i, (i + 1) % n, step_bytes, k == 0 ? 1 : 2, speedups[i]);
@@ -126,7 +127,26 @@ class Lowering {
     return c_.p2p_rail_speedup(a, b);
   }
 
-  void add_flow(std::uint32_t s, std::uint32_t d, double bytes, std::uint32_t gate, double speedup) {
+  // One flow per hop, all started with the op, each moving every step's chunk; the members end
+  // tail_s after the last one.
+  void pipelined_ring(double moved_bytes, const std::vector<double>& speedups) {
+    const auto n = static_cast<std::uint32_t>(op_.ranks.size());
+    const PlanCosts::RingPipelineCost p = c_.ring_pipeline(op_);
+    if (p.hop_efficiency.size() != n)
+      throw std::invalid_argument(op_name(index_, op_) + ": " + std::to_string(p.hop_efficiency.size()) +
+                                  " pipeline efficiencies for a ring of " + std::to_string(n) + " hops");
+    if (!(p.tail_s >= 0) || std::isinf(p.tail_s))
+      throw std::invalid_argument(op_name(index_, op_) + ": ring latency must be a finite number >= 0 seconds, got " +
+                                  std::to_string(p.tail_s));
+    out_.flows.reserve(n);
+    for (std::uint32_t i = 0; i < n; ++i) add_flow(i, (i + 1) % n, moved_bytes, 1, speedups[i], p.hop_efficiency[i]);
+    out_.initial = n;
+    out_.tail_s = p.tail_s;
+  }
+
+  // `efficiency` > 0 replaces PlanCosts::link_efficiency for this flow.
+  void add_flow(std::uint32_t s, std::uint32_t d, double bytes, std::uint32_t gate, double speedup,
+                double efficiency = 0) {
     OpFlow f;
     f.src = op_.ranks[s];
     f.dst = op_.ranks[d];
@@ -135,7 +155,7 @@ class Lowering {
     f.gate = gate;
     if (bytes > 0) {
       const bool inter = f.src / c_.gpus_per_node != f.dst / c_.gpus_per_node;
-      const double eff = c_.link_efficiency(op_.kind, bytes, inter);
+      const double eff = efficiency > 0 ? efficiency : c_.link_efficiency(op_.kind, bytes, inter);
       if (!(eff > 0 && eff <= 1))
         throw std::invalid_argument(where(g_, op_.tasks[s]) + ": link efficiency must be in (0, 1], got " + std::to_string(eff) +
                                     " for " + std::to_string(bytes) + " bytes " + (inter ? "inter-node" : "intra-node"));

@@ -18,6 +18,10 @@
 //    spreads over several NICs keeps its one SimGrid path and moves bytes / (efficiency * speed-up)
 //    on it, so alone it lasts as long as on the rails; contention with other flows is then seen on
 //    that path's NICs only (docs/metrics.md section 9.7).
+//  - `nccl_ring_latency` (PlanCosts::ring_pipeline): a ring collective as NCCL pipelines it. One
+//    flow per hop i -> i+1, all started with the op, each carrying every step's chunk
+//    (steps x chunk bytes) at the hop's pipeline efficiency; the members end `tail_s` (NCCL's ring
+//    latency for the chosen protocol) after the last flow (docs/metrics.md sections 9.8, 9.9).
 //  - A collective's member tasks all end together when its last flow ends (as NCCL collectives and
 //    the analytic backend do); with bytes_per_rank <= 0 or one member they end when it starts.
 #include <cstdint>
@@ -47,6 +51,14 @@ struct PlanCosts {
   // send/recv or all-to-all. The flow's wire bytes are divided by the factor (>= 1).
   std::function<std::vector<double>(const CommOp& op)> ring_rail_speedups;
   std::function<double(std::int32_t src, std::int32_t dst)> p2p_rail_speedup;
+  // Optional (empty: step by step). `nccl_ring_latency` term, for AllGather / ReduceScatter /
+  // AllReduce ops with bytes: the efficiency each hop's one flow moves at (n values in (0, 1],
+  // replacing link_efficiency) and the latency the members end after the last flow, seconds.
+  struct RingPipelineCost {
+    std::vector<double> hop_efficiency;
+    double tail_s = 0;
+  };
+  std::function<RingPipelineCost(const CommOp& op)> ring_pipeline;
   int gpus_per_node = 8;
 };
 
@@ -69,6 +81,8 @@ struct OpFlows {
   std::uint32_t initial = 0;
   // AllGather / ReduceScatter / AllReduce: n (flow k*n + i is ring step k of member i); else 0.
   std::uint32_t ring_members = 0;
+  // Collectives: seconds the members end after the last flow (the pipelined ring's latency); 0 else.
+  double tail_s = 0;
   // SendRecv: flows whose gate member m's readiness opens are
   // member_gates[gate_begin[m] .. gate_begin[m+1]); member_flows[m] counts the flows m sends or
   // receives (the executor decrements it in place).

@@ -27,10 +27,17 @@ PlanCosts costs_from(const RunContext& ctx, const TaskGraph& g) {
   c.comm_load = [&cost, &g](const Task& t) { return cost.comm_compute_load(g, t); };
   c.comm_overhead_s = [&cost](const Task& t) { return cost.comm_overhead_s(t); };
   c.gpus_per_node = ctx.scenario.cluster.gpus_per_node;
+  auto routes = std::make_shared<const RouteModel>(ctx.scenario, cost);
+  if (cost.terms().nccl_ring_latency) {
+    // The analytic backend's pipeline of the ring collective (same hops, efficiencies and latency).
+    c.ring_pipeline = [routes](const CommOp& op) {
+      const RingPipeline p = ring_collective_pipeline(op, *routes);
+      return PlanCosts::RingPipelineCost{p.hop_efficiency, p.choice.latency_s};
+    };
+  }
   if (cost.terms().nccl_rails) {
     // The rails of RouteModel, as the analytic backend applies them, as speed-ups of the flows' one
     // SimGrid path.
-    auto routes = std::make_shared<const RouteModel>(ctx.scenario, cost);
     auto speedup = [](const Route& r) {
       return !r.self && r.link_class == LinkClass::InterNode && r.one_rail_Bps > 0 ? std::max(1.0, r.bottleneck_Bps / r.one_rail_Bps)
                                                                                     : 1.0;

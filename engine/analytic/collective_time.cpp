@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <map>
+#include <set>
 #include <stdexcept>
 #include <vector>
 
@@ -66,9 +67,57 @@ std::vector<Route> ring_collective_hops(const CommOp& op, const RouteModel& rout
   return routes.ring_hops(op.ranks, channels);
 }
 
+RingPipeline ring_collective_pipeline(const CommOp& op, const RouteModel& routes) {
+  const auto n = op.ranks.size();
+  if (op.kind != TaskKind::AllGather && op.kind != TaskKind::ReduceScatter && op.kind != TaskKind::AllReduce)
+    throw std::invalid_argument(std::string("ring_collective_pipeline: ") + to_string(op.kind) + " is not a ring collective");
+  if (n < 2 || !(op.bytes_per_rank > 0))
+    throw std::invalid_argument("ring_collective_pipeline: needs at least 2 members and bytes_per_rank > 0");
+  const CostModel& cost = routes.cost();
+  const int gpn = std::max(1, cost.scenario().cluster.gpus_per_node);
+  std::set<int> nodes;
+  for (const std::int32_t r : op.ranks) nodes.insert(r / gpn);
+  NcclRingShape shape;
+  shape.op = op.kind;
+  shape.ranks = static_cast<int>(n);
+  shape.nodes = static_cast<int>(nodes.size());
+  const double chunk = op.kind == TaskKind::AllReduce ? op.bytes_per_rank / static_cast<double>(n) : op.bytes_per_rank;
+  shape.channels = nccl_channels(op.kind, shape.nodes > 1 ? LinkClass::InterNode : LinkClass::IntraNode, chunk,
+                                 shape.ranks);
+  RingPipeline p;
+  p.hops = ring_collective_hops(op, routes);
+  p.moved_bytes = nccl_ring_steps(shape) * chunk;
+  // Simple's bus bandwidth: the slowest hop at its plateau.
+  double simple_bus_Bps = 0;
+  std::vector<double> plateau(p.hops.size(), 1.0);
+  for (std::size_t i = 0; i < p.hops.size(); ++i) {
+    const Route& r = p.hops[i];
+    if (r.self) continue;
+    plateau[i] = cost.link_plateau(op.kind, r.link_class);
+    const double bus = r.bottleneck_Bps * plateau[i];
+    if (simple_bus_Bps == 0 || bus < simple_bus_Bps) simple_bus_Bps = bus;
+  }
+  if (!(simple_bus_Bps > 0)) simple_bus_Bps = 1.0;   // every hop a self-hop: nothing moves
+  p.choice = nccl_ring_choice(nccl_arch(cost.scenario().cluster.gpu.name), shape, chunk, simple_bus_Bps,
+                              cost.terms().nccl_protocols);
+  p.hop_efficiency.resize(p.hops.size());
+  for (std::size_t i = 0; i < p.hops.size(); ++i) p.hop_efficiency[i] = plateau[i] * p.choice.bandwidth_factor;
+  return p;
+}
+
 double ring_collective_seconds(const CommOp& op, const RouteModel& routes) {
   const auto n = op.ranks.size();
   if (n < 2 || op.bytes_per_rank <= 0) return 0.0;
+  if (routes.cost().terms().nccl_ring_latency) {
+    const RingPipeline p = ring_collective_pipeline(op, routes);
+    double slowest_s = 0;
+    for (std::size_t i = 0; i < p.hops.size(); ++i) {
+      const Route& r = p.hops[i];
+      if (r.self) continue;
+      slowest_s = std::max(slowest_s, r.latency_s + p.moved_bytes / (r.bottleneck_Bps * p.hop_efficiency[i]));
+    }
+    return p.choice.latency_s + slowest_s;
+  }
   double chunk = op.bytes_per_rank;
   double steps = static_cast<double>(n - 1);
   if (op.kind == TaskKind::AllReduce) {

@@ -1,6 +1,7 @@
 // CostModel: see docs/metrics.md for every formula and the public measurements behind the constants.
 #include "engine/cost/cost_model.h"
 
+#include <algorithm>
 #include <cmath>
 #include <stdexcept>
 #include <utility>
@@ -186,6 +187,25 @@ double CostModel::link_efficiency(TaskKind op, double message_bytes, LinkClass c
   const BandwidthCurve curve = nccl_bandwidth_curve(op, c, impl_->scenario.cluster.intra_node_nvls);
   const double family = c == LinkClass::IntraNode ? nvlink_family_ratio(impl_->scenario.cluster.gpu.name) : 1.0;
   return std::min(1.0, plateau * curve.plateau_ratio * family) * m / (m + curve.half_bytes);
+}
+
+double CostModel::link_plateau(TaskKind op, LinkClass c) const {
+  const auto& e = impl_->scenario.cluster.efficiency;
+  const bool curves = e.terms.bandwidth_curves;
+  const auto& table = c == LinkClass::IntraNode ? impl_->calibration.intra_node : impl_->calibration.inter_node;
+  // A calibration table's plateau: its entry at the largest message (of the op when it has some).
+  double largest = 0;
+  for (const auto& p : table)
+    if (curves && op != TaskKind::SendRecv && p.op == to_string(op)) largest = std::max(largest, p.bytes);
+  if (largest == 0)
+    for (const auto& p : table)
+      if (p.op == "send_recv") largest = std::max(largest, p.bytes);
+  if (largest > 0) return link_efficiency(op, largest, c);
+  const double plateau = c == LinkClass::IntraNode ? e.intra_node_link : e.inter_node_link;
+  if (!curves) return plateau;
+  const BandwidthCurve curve = nccl_bandwidth_curve(op, c, impl_->scenario.cluster.intra_node_nvls);
+  const double family = c == LinkClass::IntraNode ? nvlink_family_ratio(impl_->scenario.cluster.gpu.name) : 1.0;
+  return std::min(1.0, plateau * curve.plateau_ratio * family);
 }
 
 const ModelTerms& CostModel::terms() const { return impl_->scenario.cluster.efficiency.terms; }

@@ -28,6 +28,10 @@ class CostModel {
   // Same for a flow of NCCL op `op` (SendRecv, AllToAll, AllGather, ReduceScatter, AllReduce): the
   // op's own curve when the `bandwidth_curves` term is on, else the send/recv curve.
   double link_efficiency(TaskKind op, double message_bytes, LinkClass c) const;
+  // Plateau of that curve: the fraction of the nominal bandwidth NCCL op `op` reaches on large
+  // messages (the curve's level, or the calibration table's value at its largest message). The
+  // `nccl_ring_latency` term prices ring collectives with it, their per-call latency apart.
+  double link_plateau(TaskKind op, LinkClass c) const;
   // Fraction of its GPU's compute throughput that communication task `t` takes from concurrent
   // kernels while it runs: NCCL channels / SMs + weight * NCCL HBM traffic / HBM bandwidth
   // (`comm_compute_interference`; 0 when the term is off or `t` is not communication).

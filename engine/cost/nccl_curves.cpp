@@ -4,6 +4,8 @@
 #include <algorithm>
 #include <cmath>
 
+#include "engine/cost/nccl_tuning.h"
+
 namespace hcpsim {
 
 BandwidthCurve nccl_bandwidth_curve(TaskKind op, LinkClass c, bool nvls) {
@@ -31,7 +33,12 @@ double nvlink_family_ratio(const std::string& gpu_name) {
   // 8x A100-SXM4 all_reduce, 1 GiB, NCCL 2.18.5: 228.1 GB/s bus bandwidth where the H100-level
   // plateau (0.82 of the 300 GB/s port) predicts 244 GB/s; least squares on that one plateau point.
   const bool ampere = gpu_name.rfind("a100", 0) == 0 || gpu_name.rfind("a800", 0) == 0;
-  return ampere ? 0.935 : 1.0;
+  if (ampere) return 0.935;
+  // Blackwell (NVLink 5): NCCL's topology model credits one NVLink with 40.0 GB/s of its 50 GB/s on
+  // compute capability 10.x and 20.6 of 25 GB/s on Hopper (SM100_NVLINK_BW, SM90_NVLINK_BW in
+  // src/graph/topo.h, NCCL 2.25.1): the same plateau model, relative to Hopper's.
+  if (nccl_arch(gpu_name) == NcclArch::Blackwell) return (40.0 / 50.0) / (20.6 / 25.0);
+  return 1.0;
 }
 
 int nccl_channels(TaskKind op, LinkClass c, double message_bytes, int group_size) {

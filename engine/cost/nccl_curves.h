@@ -22,8 +22,9 @@ struct BandwidthCurve {
 BandwidthCurve nccl_bandwidth_curve(TaskKind op, LinkClass c, bool nvls = false);
 
 // NVLink plateau of a GPU family relative to the scenario's intra_node_link plateau (which
-// stands for Hopper): Ampere's NVLink 3 reaches less of its port rate in nccl-tests. Fitted on the
-// fit case azure-nda100v4-allreduce-8gpu-1g (docs/metrics.md 9.2 and 9.6); 1 for every other GPU.
+// stands for Hopper): Ampere's NVLink 3 reaches less of its port rate in nccl-tests, fitted on the
+// fit case azure-nda100v4-allreduce-8gpu-1g (docs/metrics.md 9.2 and 9.6); Blackwell's NVLink 5 by
+// NCCL's per-link bandwidths (40.0 of 50 GB/s against Hopper's 20.6 of 25); 1 for every other GPU.
 double nvlink_family_ratio(const std::string& gpu_name);
 
 // Channels NCCL runs for one call of `op` on `c` moving `message_bytes` per flow among

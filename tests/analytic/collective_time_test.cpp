@@ -3,6 +3,7 @@
 #include <gtest/gtest.h>
 
 #include <algorithm>
+#include <stdexcept>
 
 #include "tests/analytic/run_helpers.h"
 #include "tests/cost/test_scenario.h"
@@ -101,6 +102,67 @@ TEST(Collectives, RailsTermSpreadsAllToAllPiecesOverAGpusNics) {
   const RouteModel rm_off(s, cm_off);
   const double off = 5e-6 + piece / (50e9 * eff(piece, 0.94, 256.0 * 1024));
   EXPECT_NEAR(alltoall_seconds(collective(TaskKind::AllToAll, {0, 8}, t), rm_off), off, off * 1e-12);
+}
+
+TEST(Collectives, RingLatencyTermPipelinesTheRingAndPaysNcclLatencyOnce) {
+  // `nccl_ring_latency` alone (docs/metrics.md 9.8): 2 nodes x 8 GPUs, one NIC per GPU. The
+  // all_reduce costs NCCL's Simple ring latency once, then every hop carries 30 chunks at its
+  // plateau; the slowest (NIC) hop sets the time, its route latency paid once.
+  Scenario s = test::dgx_scenario(2, 8);
+  s.cluster.efficiency.terms.nccl_ring_latency = true;
+  std::vector<std::int32_t> ranks;
+  for (int i = 0; i < 16; ++i) ranks.push_back(i);
+  const double buf = 64e6, chunk = buf / 16;
+  const auto seconds = [&](const Scenario& sc) {
+    const CostModel cm(sc);
+    const RouteModel rm(sc, cm);
+    return ring_collective_seconds(collective(TaskKind::AllReduce, ranks, buf), rm);
+  };
+  const double nccl_lat = 1.4 * (8.4 + 28 * 3.4 + 2 * 14.0) * 1e-6;
+  const double expected = nccl_lat + 5e-6 + 30 * chunk / (50e9 * 0.94);
+  EXPECT_NEAR(seconds(s), expected, expected * 1e-12);
+  // The network's latency is paid once per call, not once per step: 10 us more per route costs
+  // 10 us, where the step-by-step ring (term off) pays it on each of the 30 steps.
+  Scenario slow = s;
+  slow.cluster.inter_node_latency_s += 10e-6;
+  EXPECT_NEAR(seconds(slow) - seconds(s), 10e-6, 1e-12);
+  Scenario off = s, off_slow = slow;
+  off.cluster.efficiency.terms.nccl_ring_latency = false;
+  off_slow.cluster.efficiency.terms.nccl_ring_latency = false;
+  EXPECT_NEAR(seconds(off_slow) - seconds(off), 30 * 10e-6, 1e-12);
+  // One node: no network step; the ring is NVLink-bound at the plateau.
+  Scenario one = test::dgx_scenario(1, 8);
+  one.cluster.efficiency.terms.nccl_ring_latency = true;
+  const CostModel cm1(one);
+  const RouteModel rm1(one, cm1);
+  const double b1 = 8e6 * 8, c1 = b1 / 8;
+  const double e1 = (8.4 + 14 * 3.4) * 1e-6 + 2e-6 + 14 * c1 / (450e9 * 0.82);
+  std::vector<std::int32_t> r8{0, 1, 2, 3, 4, 5, 6, 7};
+  EXPECT_NEAR(ring_collective_seconds(collective(TaskKind::AllReduce, r8, b1), rm1), e1, e1 * 1e-12);
+}
+
+TEST(Collectives, ProtocolsTermPicksLLForSmallRings) {
+  // `nccl_protocols` with `nccl_ring_latency` (docs/metrics.md 9.9): a 64 KiB all_gather shard on
+  // 8 H100-class GPUs runs LL (6.6 + 7 x 0.6 us, a quarter of the bandwidth up to 87.7 GB/s), far
+  // cheaper than Simple's 8.4 + 7 x 3.4 us.
+  Scenario s = test::dgx_scenario(1, 8);
+  s.cluster.efficiency.terms.nccl_ring_latency = true;
+  s.cluster.efficiency.terms.nccl_protocols = true;
+  const CostModel cm(s);
+  const RouteModel rm(s, cm);
+  const std::vector<std::int32_t> r8{0, 1, 2, 3, 4, 5, 6, 7};
+  const double shard = 64.0 * 1024;
+  const double ll = (6.6 + 7 * 0.6) * 1e-6 + 2e-6 + 7 * shard / std::min(87.7e9, 0.25 * 450e9 * 0.82);
+  const RingPipeline p = ring_collective_pipeline(collective(TaskKind::AllGather, r8, shard), rm);
+  EXPECT_EQ(p.choice.protocol, NcclProtocol::LL);
+  EXPECT_NEAR(ring_collective_seconds(collective(TaskKind::AllGather, r8, shard), rm), ll, ll * 1e-12);
+  s.cluster.efficiency.terms.nccl_protocols = false;
+  const CostModel cm_off(s);
+  const RouteModel rm_off(s, cm_off);
+  const double simple = (8.4 + 7 * 3.4) * 1e-6 + 2e-6 + 7 * shard / (450e9 * 0.82);
+  EXPECT_NEAR(ring_collective_seconds(collective(TaskKind::AllGather, r8, shard), rm_off), simple, simple * 1e-12);
+  EXPECT_LT(ll, 0.7 * simple);
+  EXPECT_THROW(ring_collective_pipeline(collective(TaskKind::AllToAll, r8, shard), rm), std::invalid_argument);
 }
 
 TEST(Collectives, MembersEndTogetherAfterTheLastArrives) {

@@ -143,7 +143,7 @@ TEST(ModelTerms, HostOverheadsDelayCommunication) {
 }
 
 TEST(ModelTerms, BandwidthCurvesLowerAmpereNvlinkPlateau) {
-  // Fitted family ratio (docs/metrics.md 9.2): A100's NVLink plateau is 0.935 of the Hopper level,
+  // Family ratios (docs/metrics.md 9.2): A100's NVLink plateau is 0.935 of the Hopper level,
   // on every op; the network is unchanged, and without the term both GPUs use the send/recv curve.
   Scenario h100 = with_term([](ModelTerms& t) { t.bandwidth_curves = true; });
   Scenario a100 = h100;
@@ -156,7 +156,7 @@ TEST(ModelTerms, BandwidthCurvesLowerAmpereNvlinkPlateau) {
   }
   EXPECT_DOUBLE_EQ(nvlink_family_ratio("a100-sxm-80gb"), 0.935);
   EXPECT_DOUBLE_EQ(nvlink_family_ratio("h100-sxm"), 1.0);
-  EXPECT_DOUBLE_EQ(nvlink_family_ratio("gb200"), 1.0);
+  EXPECT_NEAR(nvlink_family_ratio("gb200"), (40.0 / 50.0) / (20.6 / 25.0), 1e-12);   // NCCL's per-link NVLink bandwidths
   a100.cluster.efficiency.terms.bandwidth_curves = false;
   h100.cluster.efficiency.terms.bandwidth_curves = false;
   EXPECT_DOUBLE_EQ(CostModel(a100).link_efficiency(64e6, LinkClass::IntraNode),
@@ -166,10 +166,11 @@ TEST(ModelTerms, BandwidthCurvesLowerAmpereNvlinkPlateau) {
 TEST(ModelTerms, EveryTermIsOnByDefault) {
   const ModelTerms t;
   EXPECT_TRUE(t.comm_compute_interference && t.bandwidth_curves && t.host_overheads && t.memory_operators &&
-              t.attention_shapes && t.nccl_rails);
+              t.attention_shapes && t.nccl_rails && t.nccl_ring_latency && t.nccl_protocols);
   const ModelTerms off = ModelTerms::all_off();
   EXPECT_FALSE(off.comm_compute_interference || off.bandwidth_curves || off.host_overheads ||
-               off.memory_operators || off.attention_shapes || off.nccl_rails);
+               off.memory_operators || off.attention_shapes || off.nccl_rails || off.nccl_ring_latency ||
+               off.nccl_protocols);
 }
 
 }  // namespace
