@@ -11,6 +11,7 @@
 
 #include "engine/analytic/collective_time.h"
 #include "engine/cost/route.h"
+#include "engine/cost/task_cost_memo.h"
 #include "sim/simulate.h"
 
 namespace hcpsim::sim {
@@ -20,11 +21,13 @@ namespace {
 PlanCosts costs_from(const RunContext& ctx, const TaskGraph& g) {
   PlanCosts c;
   const CostModel& cost = ctx.cost;
-  c.compute_s = [&cost, &g](const Task& t) { return cost.compute_seconds(g, t); };
+  // One memo per run, shared by the copies of these functions (the child process runs them alone).
+  auto memo = std::make_shared<TaskCostMemo>(cost, g);
+  c.compute_s = [memo](const Task& t) { return memo->compute_seconds(t); };
   c.link_efficiency = [&cost](TaskKind op, double bytes, bool inter) {
     return cost.link_efficiency(op, bytes, inter ? LinkClass::InterNode : LinkClass::IntraNode);
   };
-  c.comm_load = [&cost, &g](const Task& t) { return cost.comm_compute_load(g, t); };
+  c.comm_load = [memo](const Task& t) { return memo->comm_compute_load(t); };
   c.comm_overhead_s = [&cost](const Task& t) { return cost.comm_overhead_s(t); };
   c.gpus_per_node = ctx.scenario.cluster.gpus_per_node;
   auto routes = std::make_shared<const RouteModel>(ctx.scenario, cost);

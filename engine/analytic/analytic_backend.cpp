@@ -10,29 +10,32 @@
 
 #include "engine/analytic/collective_time.h"
 #include "engine/cost/route.h"
+#include "engine/cost/task_cost_memo.h"
 
 namespace hcpsim {
 namespace {
 
 enum class EvKind : std::uint8_t { GpuCheck, TaskDone, TransferDone };
 
+// 24 bytes (the queue is the inner loop): the push order in the high bits of `order`, the kind in
+// its low two bits, so that equal times pop in push order.
 struct Event {
   double t;
-  std::uint64_t seq;
-  EvKind kind;
-  std::uint32_t a;   // rank (GpuCheck), task (TaskDone), transfer (TransferDone)
-  std::uint64_t b;   // version (GpuCheck)
+  std::uint64_t order;   // seq << 2 | kind
+  std::uint32_t a;       // rank (GpuCheck), task (TaskDone), transfer (TransferDone)
+  std::uint32_t b;       // version (GpuCheck)
+  EvKind kind() const { return static_cast<EvKind>(order & 3u); }
 };
 
 struct Later {
-  bool operator()(const Event& x, const Event& y) const { return x.t != y.t ? x.t > y.t : x.seq > y.seq; }
+  bool operator()(const Event& x, const Event& y) const { return x.t != y.t ? x.t > y.t : x.order > y.order; }
 };
 
 // A GPU's kernels under processor sharing; `version` invalidates GpuCheck events scheduled before
 // a later arrival or departure.
 struct Gpu {
   ProcessorSharingGpu ps;
-  std::uint64_t version = 0;
+  std::uint32_t version = 0;   // 32 bits: a stale check would need 2^32 later reschedules to look current
   double comm_load = 0;     // sum of CostModel::comm_compute_load of its running NCCL tasks
   std::uint32_t comm_running = 0;
 };
@@ -49,7 +52,7 @@ constexpr std::uint32_t kDone = 0xffffffffu;
 class Simulation {
  public:
   Simulation(const TaskGraph& g, const RunContext& ctx, TraceSink& sink)
-      : g_(g), ctx_(ctx), sink_(sink), routes_(ctx.scenario, ctx.cost) {}
+      : g_(g), ctx_(ctx), sink_(sink), routes_(ctx.scenario, ctx.cost), costs_(ctx.cost, g) {}
 
   void run() {
     const std::size_t n = g_.size();
@@ -67,7 +70,7 @@ class Simulation {
       const Event e = events_.top();
       events_.pop();
       now_ = e.t;
-      switch (e.kind) {
+      switch (e.kind()) {
         case EvKind::GpuCheck: gpu_check(e.a, e.b); break;
         case EvKind::TaskDone: complete(e.a); break;
         case EvKind::TransferDone: transfer_done(e.a); break;
@@ -77,7 +80,9 @@ class Simulation {
   }
 
  private:
-  void push(double t, EvKind k, std::uint32_t a, std::uint64_t b = 0) { events_.push({t, seq_++, k, a, b}); }
+  void push(double t, EvKind k, std::uint32_t a, std::uint32_t b = 0) {
+    events_.push({t, seq_++ << 2 | static_cast<std::uint64_t>(k), a, b});
+  }
 
   // CSR lists of the transfers each SendRecv task takes part in (a count pass, then a fill pass).
   void index_comms() {
@@ -131,7 +136,7 @@ class Simulation {
     ready_s_[id] = now;
     const Task& t = g_.task(id);
     if (!is_communication(t.kind)) {
-      const double work = ctx_.cost.compute_seconds(g_, t);
+      const double work = costs_.compute_seconds(t);
       gpus_[static_cast<std::size_t>(t.rank)].ps.start(now, work, id);
       reschedule(static_cast<std::uint32_t>(t.rank));
       return;
@@ -170,7 +175,7 @@ class Simulation {
     push(gpu.ps.next_end_s(now_), EvKind::GpuCheck, rank, gpu.version);
   }
 
-  void gpu_check(std::uint32_t rank, std::uint64_t version) {
+  void gpu_check(std::uint32_t rank, std::uint32_t version) {
     Gpu& gpu = gpus_[rank];
     if (version != gpu.version) return;   // superseded by a later arrival or departure
     // The kernel this check was scheduled for is done; so is any other that finishes within rounding.
@@ -197,7 +202,7 @@ class Simulation {
 
   // A communication task starts (+1) or ends (-1): its GPU's compute share changes.
   void add_comm_load(const Task& t, int sign) {
-    const double load = ctx_.cost.comm_compute_load(g_, t);
+    const double load = costs_.comm_compute_load(t);
     if (!(load > 0)) return;
     Gpu& gpu = gpus_[static_cast<std::size_t>(t.rank)];
     if (sign > 0) {
@@ -245,6 +250,7 @@ class Simulation {
   const RunContext& ctx_;
   TraceSink& sink_;
   RouteModel routes_;
+  TaskCostMemo costs_;
   std::priority_queue<Event, std::vector<Event>, Later> events_;
   std::uint64_t seq_ = 0;
   double now_ = 0;

@@ -127,6 +127,15 @@ double CostModel::gemm_efficiency(double flops) const {
 }
 
 double CostModel::compute_seconds(const TaskGraph& g, const Task& t) const {
+  const bool attention = (t.kind == TaskKind::AttentionForward || t.kind == TaskKind::AttentionBackward) &&
+                         t.attention != kNone;
+  const double eff = attention ? attention_efficiency(t.kind == TaskKind::AttentionForward ? Pass::Forward : Pass::Backward,
+                                                      g.attention_of(t))
+                               : 0.0;
+  return compute_seconds(g, t, eff);
+}
+
+double CostModel::compute_seconds(const TaskGraph& g, const Task& t, double attention_eff) const {
   const auto& gpu = impl_->scenario.cluster.gpu;
   const auto& e = impl_->scenario.cluster.efficiency;
   // FP8 (Transformer Engine recipe): GEMMs at the FP8 peak; attention stays bf16 unless
@@ -140,7 +149,7 @@ double CostModel::compute_seconds(const TaskGraph& g, const Task& t) const {
     case TaskKind::AttentionBackward: {
       const Pass p = t.kind == TaskKind::AttentionForward ? Pass::Forward : Pass::Backward;
       double eff = p == Pass::Forward ? e.attention_forward : e.attention_backward;
-      if (t.attention != kNone) eff = attention_efficiency(p, g.attention_of(t));
+      if (t.attention != kNone) eff = attention_eff;
       work_s = t.flops > 0 ? t.flops / (attention_peak * eff) : 0.0;
       break;
     }
@@ -226,6 +235,12 @@ LinkClass CostModel::link_class_of(const TaskGraph& g, const Task& t) const {
 }
 
 double CostModel::comm_compute_load(const TaskGraph& g, const Task& t) const {
+  if (!terms().comm_compute_interference || !is_communication(t.kind) || t.comm == kNone || t.comm >= g.comms().size())
+    return 0.0;
+  return comm_compute_load(g, t, link_class_of(g, t));
+}
+
+double CostModel::comm_compute_load(const TaskGraph& g, const Task& t, LinkClass c) const {
   const auto& sc = impl_->scenario;
   if (!sc.cluster.efficiency.terms.comm_compute_interference || !is_communication(t.kind)) return 0.0;
   if (t.comm == kNone || t.comm >= g.comms().size()) return 0.0;
@@ -237,7 +252,6 @@ double CostModel::comm_compute_load(const TaskGraph& g, const Task& t) const {
   else if (op.kind == TaskKind::AllReduce) message = op.bytes_per_rank / std::max(1, n);
   else if (op.kind != TaskKind::SendRecv) message = op.bytes_per_rank;
   if (!(message > 0)) return 0.0;
-  const LinkClass c = link_class_of(g, t);
   const int channels = nccl_channels(op.kind, c, message, n);
   const double nominal_Bps = c == LinkClass::IntraNode ? sc.cluster.intra_node_bandwidth_Bps : sc.cluster.nic_bandwidth_Bps;
   const double rate_Bps = nominal_Bps * link_efficiency(op.kind, message, c);

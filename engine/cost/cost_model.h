@@ -22,6 +22,9 @@ class CostModel {
   // Seconds a compute/copy task takes alone on its GPU (attention by shape with short-chunk
   // fall-off, GEMMs, copies/merges/corrections by HBM bytes), including straggler slowdowns.
   double compute_seconds(const TaskGraph& g, const Task& t) const;
+  // The same with the attention efficiency of an attention task given (what attention_efficiency
+  // returns for its pass and shape; ignored for other tasks): TaskCostMemo computes it once per shape.
+  double compute_seconds(const TaskGraph& g, const Task& t, double attention_eff) const;
   // Fraction of the nominal link bandwidth a message of `message_bytes` reaches on a link class
   // (plateau efficiency x small-message fall-off, or the calibration table).
   double link_efficiency(double message_bytes, LinkClass c) const;
@@ -36,6 +39,8 @@ class CostModel {
   // kernels while it runs: NCCL channels / SMs + weight * NCCL HBM traffic / HBM bandwidth
   // (`comm_compute_interference`; 0 when the term is off or `t` is not communication).
   double comm_compute_load(const TaskGraph& g, const Task& t) const;
+  // The same with the task's link class given (what link_class_of returns for it).
+  double comm_compute_load(const TaskGraph& g, const Task& t, LinkClass c) const;
   // Seconds a communication task lasts beyond its transfers: NCCL launch for every call, plus the
   // ring loop's host synchronisation for a send/recv ring step (`host_overheads`; 0 when off).
   double comm_overhead_s(const Task& t) const;

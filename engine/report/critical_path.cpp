@@ -21,14 +21,15 @@ std::vector<PathStep> critical_path_steps(const EventView& v) {
   // Start and end of every event in one array: the view's own when it has one, else a copy.
   std::vector<TaskTimes> copy;
   const TaskTimes* times = v.times();
-  std::vector<std::int32_t> rank(n);
-  if (times == nullptr) copy.resize(n);
-  for (std::size_t i = 0; i < n; ++i) {
-    const EventFacts e = v.at(i);
-    if (times == nullptr) copy[i] = {e.start_s, e.end_s};
-    rank[i] = e.rank;
+  if (times == nullptr) {
+    copy.resize(n);
+    for (std::size_t i = 0; i < n; ++i) {
+      const EventFacts e = v.at(i);
+      copy[i] = {e.start_s, e.end_s};
+    }
+    times = copy.data();
   }
-  if (times == nullptr) times = copy.data();
+  auto rank = [&v](std::size_t i) { return v.rank(i); };
   auto start = [times](std::size_t i) { return times[i].start_s; };
   auto end = [times](std::size_t i) { return times[i].end_s; };
   double t0 = start(0), t1 = end(0);
@@ -37,23 +38,45 @@ std::vector<PathStep> critical_path_steps(const EventView& v) {
     t1 = std::max(t1, end(i));
   }
   const double tol = 1e-9 * std::max(1e-12, t1 - t0);
-  // Per rank: event indices sorted by end time.
+  // Per rank: event indices sorted by end time, the ranks one after the other in one array
+  // (rank_first[ri] .. rank_first[ri + 1]): exact size, no per-rank vector growing by doubling.
   const RankIndex ranks(v);
-  std::vector<std::vector<std::uint32_t>> by_rank(ranks.size());
-  for (std::size_t i = 0; i < n; ++i) by_rank[ranks.index(rank[i])].push_back(static_cast<std::uint32_t>(i));
-  for (auto& idx : by_rank)
-    std::sort(idx.begin(), idx.end(), [&](std::uint32_t a, std::uint32_t b) {
+  std::vector<std::uint32_t> rank_first(ranks.size() + 1, 0);
+  for (std::size_t i = 0; i < n; ++i) ++rank_first[ranks.index(rank(i)) + 1];
+  for (std::size_t ri = 0; ri < ranks.size(); ++ri) rank_first[ri + 1] += rank_first[ri];
+  std::vector<std::uint32_t> by_rank(n);
+  {
+    std::vector<std::uint32_t> fill(rank_first.begin(), rank_first.end() - 1);
+    for (std::size_t i = 0; i < n; ++i) by_rank[fill[ranks.index(rank(i))]++] = static_cast<std::uint32_t>(i);
+  }
+  for (std::size_t ri = 0; ri < ranks.size(); ++ri)
+    std::sort(by_rank.begin() + rank_first[ri], by_rank.begin() + rank_first[ri + 1], [&](std::uint32_t a, std::uint32_t b) {
       return end(a) != end(b) ? end(a) < end(b) : a < b;
     });
   // Members of one communication call share name and kind; partners are linked through peers.
-  std::unordered_map<std::uint64_t, std::vector<std::uint32_t>> by_name;
-  for (std::size_t i = 0; i < n; ++i)
-    if (is_communication(v.at(i).kind)) by_name[v.name_key(i)].push_back(static_cast<std::uint32_t>(i));
+  // Grouped by name the same way: a dense id per distinct name (a few hundred), then one array.
+  std::unordered_map<std::uint64_t, std::uint32_t> name_id;
+  std::vector<std::uint32_t> name_first(1, 0);
+  for (std::size_t i = 0; i < n; ++i) {
+    if (!is_communication(v.at(i).kind)) continue;
+    const auto [it, added] = name_id.emplace(v.name_key(i), static_cast<std::uint32_t>(name_first.size() - 1));
+    if (added) name_first.push_back(0);
+    ++name_first[it->second + 1];
+  }
+  for (std::size_t k = 0; k + 1 < name_first.size(); ++k) name_first[k + 1] += name_first[k];
+  std::vector<std::uint32_t> by_name(name_first.back());
+  {
+    std::vector<std::uint32_t> fill(name_first.begin(), name_first.end() - 1);
+    for (std::size_t i = 0; i < n; ++i)
+      if (is_communication(v.at(i).kind)) by_name[fill[name_id.at(v.name_key(i))]++] = static_cast<std::uint32_t>(i);
+  }
   auto latest_partner = [&](std::size_t cur) {
     std::size_t best = cur;
     const EventFacts c = v.at(cur);
     const auto c_peers = v.peers(cur);
-    for (const std::uint32_t j : by_name[v.name_key(cur)]) {
+    const std::uint32_t id = name_id.at(v.name_key(cur));
+    for (std::uint32_t k = name_first[id]; k < name_first[id + 1]; ++k) {
+      const std::uint32_t j = by_name[k];
       if (j == cur || std::abs(end(j) - c.end_s) > tol) continue;
       const EventFacts p = v.at(j);
       if (p.kind != c.kind) continue;
@@ -66,7 +89,7 @@ std::vector<PathStep> critical_path_steps(const EventView& v) {
   };
   std::size_t cur = 0;
   for (std::size_t i = 1; i < n; ++i)
-    if (end(i) > end(cur) || (end(i) == end(cur) && rank[i] < rank[cur])) cur = i;
+    if (end(i) > end(cur) || (end(i) == end(cur) && rank(i) < rank(cur))) cur = i;
   std::unordered_set<std::size_t> visited;
   double frontier = end(cur);
   while (true) {
@@ -79,11 +102,12 @@ std::vector<PathStep> critical_path_steps(const EventView& v) {
     path.push_back({cur, e_start, e_end});
     frontier = e_start;
     // Predecessor: same rank, latest end not after this start.
-    const auto& idx = by_rank[ranks.index(rank[cur])];
-    auto it = std::upper_bound(idx.begin(), idx.end(), start(cur) + tol,
+    const std::size_t ri = ranks.index(rank(cur));
+    const auto first = by_rank.begin() + rank_first[ri];
+    auto it = std::upper_bound(first, by_rank.begin() + rank_first[ri + 1], start(cur) + tol,
                                [&](double x, std::uint32_t i) { return x < end(i); });
     std::size_t next = n;
-    while (it != idx.begin()) {
+    while (it != first) {
       --it;
       if (*it != cur && !visited.count(*it)) {
         next = *it;

@@ -8,12 +8,12 @@ namespace hcpsim {
 
 class IntervalUnion {
  public:
-  void reserve(std::size_t intervals) { raw_.reserve(intervals); }
   void add(double a, double b) {
     if (b > a) raw_.emplace_back(a, b);
   }
-  // Merges what was added (in place: the raw intervals become the union); call before the queries.
-  void finish() {
+  // The union of what was added, holding exactly its merged parts (no spare capacity); this one is
+  // left empty with its capacity kept, ready to collect the next set of intervals.
+  IntervalUnion take_union() {
     std::sort(raw_.begin(), raw_.end());
     std::size_t w = 0;
     for (std::size_t i = 0; i < raw_.size(); ++i) {
@@ -22,9 +22,10 @@ class IntervalUnion {
       else
         raw_[w++] = raw_[i];
     }
-    raw_.resize(w);
-    merged_ = std::move(raw_);
-    raw_ = {};
+    IntervalUnion u;
+    u.merged_.assign(raw_.begin(), raw_.begin() + static_cast<std::ptrdiff_t>(w));
+    raw_.clear();
+    return u;
   }
   // Total length of the union.
   double length() const {
@@ -51,7 +52,8 @@ class IntervalUnion {
   const std::vector<std::pair<double, double>>& parts() const { return merged_; }
 
  private:
-  std::vector<std::pair<double, double>> raw_, merged_;
+  std::vector<std::pair<double, double>> raw_;      // added, not merged yet
+  std::vector<std::pair<double, double>> merged_;   // sorted, disjoint
 };
 
 }  // namespace hcpsim

@@ -15,9 +15,9 @@ class RankIndex {
   explicit RankIndex(const EventView& v) {
     const std::size_t n = v.size();
     if (n == 0) return;
-    std::int32_t lo = v.at(0).rank, hi = lo;
+    std::int32_t lo = v.rank(0), hi = lo;
     for (std::size_t i = 1; i < n; ++i) {
-      const std::int32_t r = v.at(i).rank;
+      const std::int32_t r = v.rank(i);
       lo = std::min(lo, r);
       hi = std::max(hi, r);
     }
@@ -25,7 +25,7 @@ class RankIndex {
     if (span <= n + 65536) {   // dense enough for a table indexed by rank
       lo_ = lo;
       slot_.assign(static_cast<std::size_t>(span), kAbsent);
-      for (std::size_t i = 0; i < n; ++i) slot_[static_cast<std::size_t>(v.at(i).rank - lo)] = 0;
+      for (std::size_t i = 0; i < n; ++i) slot_[static_cast<std::size_t>(v.rank(i) - lo)] = 0;
       for (std::size_t s = 0; s < slot_.size(); ++s)
         if (slot_[s] == 0) {
           slot_[s] = static_cast<std::uint32_t>(ranks_.size());
@@ -33,7 +33,7 @@ class RankIndex {
         }
     } else {   // a few ranks spread far apart (a trace file): a sorted list
       ranks_.reserve(n);
-      for (std::size_t i = 0; i < n; ++i) ranks_.push_back(v.at(i).rank);
+      for (std::size_t i = 0; i < n; ++i) ranks_.push_back(v.rank(i));
       std::sort(ranks_.begin(), ranks_.end());
       ranks_.erase(std::unique(ranks_.begin(), ranks_.end()), ranks_.end());
       ranks_.shrink_to_fit();

@@ -1,6 +1,7 @@
 #include "engine/report/report.h"
 
 #include <algorithm>
+#include <future>
 #include <map>
 #include <set>
 
@@ -67,21 +68,33 @@ Report compute_report(const EventView& v, const Trace& header, const ReportOptio
   const std::size_t n = v.size();
   if (n == 0) return r;
   const int gpn = r.gpus_per_node;
+  // The critical path reads the view only: on a large run it is computed on a second thread while
+  // this one computes the busy unions and the spans (the view's const methods are thread-safe).
+  constexpr std::size_t kParallelFrom_events = 100000;
+  std::future<std::vector<PathStep>> path_future;
+  if (n >= kParallelFrom_events) path_future = std::async(std::launch::async, [&v] { return critical_path_steps(v); });
 
   // Busy unions per rank (vectors indexed by RankIndex: ascending ranks, as a map would visit them).
   const RankIndex ranks(v);
   const std::size_t nr = ranks.size();
   std::vector<IntervalUnion> compute(nr), comm(nr);
   {
-    // Exact room first: growing a million intervals by doubling would overshoot the memory.
-    std::vector<std::uint32_t> n_compute(nr, 0), n_comm(nr, 0);
-    for (std::size_t i = 0; i < n; ++i) {
-      const EventFacts e = v.at(i);
-      ++(is_communication(e.kind) ? n_comm : n_compute)[ranks.index(e.rank)];
-    }
+    // One rank at a time, so that only one rank's raw intervals exist at once and the unions keep
+    // their merged parts only: the events grouped by rank (4 bytes an event) first.
+    std::vector<std::uint32_t> first(nr + 1, 0);
+    for (std::size_t i = 0; i < n; ++i) ++first[ranks.index(v.rank(i)) + 1];
+    for (std::size_t ri = 0; ri < nr; ++ri) first[ri + 1] += first[ri];
+    std::vector<std::uint32_t> by_rank(n);
+    std::vector<std::uint32_t> fill(first.begin(), first.end() - 1);
+    for (std::size_t i = 0; i < n; ++i) by_rank[fill[ranks.index(v.rank(i))]++] = static_cast<std::uint32_t>(i);
+    IntervalUnion raw_compute, raw_comm;
     for (std::size_t ri = 0; ri < nr; ++ri) {
-      compute[ri].reserve(n_compute[ri]);
-      comm[ri].reserve(n_comm[ri]);
+      for (std::uint32_t k = first[ri]; k < first[ri + 1]; ++k) {
+        const EventFacts e = v.at(by_rank[k]);
+        (is_communication(e.kind) ? raw_comm : raw_compute).add(e.start_s, e.end_s);
+      }
+      compute[ri] = raw_compute.take_union();
+      comm[ri] = raw_comm.take_union();
     }
   }
   double t0 = 1e300, t1 = -1e300;
@@ -90,7 +103,6 @@ Report compute_report(const EventView& v, const Trace& header, const ReportOptio
   for (std::size_t i = 0; i < n; ++i) {
     const EventFacts e = v.at(i);
     const std::size_t ri = ranks.index(e.rank);
-    (is_communication(e.kind) ? comm : compute)[ri].add(e.start_s, e.end_s);
     t0 = std::min(t0, e.start_s);
     t1 = std::max(t1, e.end_s);
     rank_end[ri] = std::max(rank_end[ri], e.end_s);
@@ -102,8 +114,6 @@ Report compute_report(const EventView& v, const Trace& header, const ReportOptio
   std::set<int> layers;
   for (std::size_t l = 0; l < has_layer.size(); ++l)
     if (has_layer[l]) layers.insert(static_cast<int>(l) - 32768);
-  for (auto& u : compute) u.finish();
-  for (auto& u : comm) u.finish();
   if (r.world_size == 0) r.world_size = ranks.rank(nr - 1) + 1;
   // A rank without communication (or compute) has an empty union: adding its 0 changes no sum.
   double hidden = 0;
@@ -148,7 +158,7 @@ Report compute_report(const EventView& v, const Trace& header, const ReportOptio
   }
 
   // Critical path and exposed communication on it.
-  const std::vector<PathStep> path = critical_path_steps(v);
+  const std::vector<PathStep> path = path_future.valid() ? path_future.get() : critical_path_steps(v);
   r.critical_path = critical_path_entries(v, path);
   std::map<std::pair<int, int>, double> exposed;
   double prev_end = t0;

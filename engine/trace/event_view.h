@@ -29,12 +29,17 @@ struct EventFacts {
   double flops = 0;
 };
 
+// Its const methods may be called from two threads at once (compute_report computes the critical
+// path on a second thread): implementations keep no mutable state.
 class EventView {
  public:
   virtual ~EventView() = default;
   virtual std::size_t size() const = 0;
   // Precondition for all: i < size().
   virtual EventFacts at(std::size_t i) const = 0;
+  // at(i).rank, which a view may give without building the whole EventFacts (the report groups the
+  // events by rank in passes that need nothing else).
+  virtual std::int32_t rank(std::size_t i) const { return at(i).rank; }
   // Equal for two events exactly when their display names are equal (members of one communication
   // call share a name; the critical path pairs them by it).
   virtual std::uint64_t name_key(std::size_t i) const = 0;

@@ -16,6 +16,7 @@ class GraphEventView : public EventView {
   GraphEventView(const TaskGraph& g, const std::vector<TaskTimes>& times);
   std::size_t size() const override { return g_.size(); }
   EventFacts at(std::size_t i) const override;
+  std::int32_t rank(std::size_t i) const override { return g_.task(static_cast<TaskId>(i)).rank; }
   std::uint64_t name_key(std::size_t i) const override;
   std::string name(std::size_t i) const override { return g_.display_name(g_.task(static_cast<TaskId>(i))); }
   // As TaskGraph::display_name, formatted in place.

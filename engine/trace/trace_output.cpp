@@ -1,7 +1,9 @@
 #include "engine/trace/trace_output.h"
+#include "engine/trace/parallel_gzip_output.h"
 
 #include <zlib.h>
 
+#include <algorithm>
 #include <cerrno>
 #include <condition_variable>
 #include <cstdio>
@@ -48,45 +50,7 @@ class PlainOutput : public TraceOutput {
   std::FILE* f_ = nullptr;
 };
 
-// zlib's fastest level: a trace is repetitive text, and level 1 already shrinks it about tenfold
-// at several times the speed of the default level.
-class GzipOutput : public TraceOutput {
- public:
-  explicit GzipOutput(const std::string& path) : path_(path) {
-    errno = 0;
-    f_ = gzopen(path.c_str(), "wb1");
-    if (f_ == nullptr) throw TraceWriteError(system_error(path, "cannot write"));
-    gzbuffer(f_, 1 << 20);
-  }
-  ~GzipOutput() override {
-    if (f_ != nullptr) gzclose(f_);
-  }
-  void write(std::string_view bytes) override {
-    while (!bytes.empty()) {
-      const unsigned chunk = static_cast<unsigned>(std::min<std::size_t>(bytes.size(), 1u << 30));
-      if (gzwrite(f_, bytes.data(), chunk) != static_cast<int>(chunk)) fail();
-      bytes.remove_prefix(chunk);
-    }
-  }
-  void close() override {
-    errno = 0;
-    const int rc = gzclose(f_);
-    f_ = nullptr;
-    if (rc != Z_OK) throw TraceWriteError(system_error(path_, "cannot write") + " (gzip)");
-  }
-
- private:
-  [[noreturn]] void fail() {
-    int code = 0;
-    const char* msg = gzerror(f_, &code);
-    throw TraceWriteError("cannot write " + path_ + " (gzip): " +
-                             (code == Z_ERRNO ? std::string(std::strerror(errno)) : std::string(msg)));
-  }
-  std::string path_;
-  gzFile f_ = nullptr;
-};
-
-// Hands the bytes to a second thread, which writes (and for gzip compresses) them while the caller
+// Hands the bytes to a second thread, which writes them while the caller
 // formats the next ones. At most kQueued chunks wait; an error of the writing thread is thrown by
 // the next write() or by close(). The thread starts with the first write, so a process that forks
 // between opening and writing (the simgrid backend) forks with one thread.
@@ -154,10 +118,11 @@ class BackgroundOutput : public TraceOutput {
 bool is_gzip_path(const std::string& path) { return path.size() > 3 && path.compare(path.size() - 3, 3, ".gz") == 0; }
 
 std::unique_ptr<TraceOutput> open_trace_output(const std::string& path) {
-  std::unique_ptr<TraceOutput> file;
-  if (is_gzip_path(path)) file = std::make_unique<GzipOutput>(path);
-  else file = std::make_unique<PlainOutput>(path);
-  return std::make_unique<BackgroundOutput>(std::move(file));
+  // gzip: zlib's fastest level (a trace is repetitive text; level 1 already shrinks it about
+  // tenfold) on every core, as compressing is what a gzip trace costs.
+  if (is_gzip_path(path))
+    return open_parallel_gzip_output(path, static_cast<int>(std::max(1u, std::thread::hardware_concurrency())));
+  return std::make_unique<BackgroundOutput>(std::make_unique<PlainOutput>(path));
 }
 
 std::string read_trace_bytes(const std::string& path) {

@@ -28,8 +28,9 @@ class TraceOutput {
 // True when `path` names a gzip file (ends in ".gz").
 bool is_gzip_path(const std::string& path);
 
-// Opens `path` for writing (gzip when is_gzip_path). The bytes are written (and compressed) by a
-// second thread while the caller produces the next ones. Throws TraceWriteError "cannot write PATH:
+// Opens `path` for writing (gzip when is_gzip_path). The bytes are written by a second thread, or
+// compressed by one thread per core (engine/trace/parallel_gzip_output.h), while the caller produces
+// the next ones. Throws TraceWriteError "cannot write PATH:
 // reason"; a later write error is thrown by a following write() or by close().
 std::unique_ptr<TraceOutput> open_trace_output(const std::string& path);
 

@@ -13,6 +13,7 @@
 #include <unistd.h>
 
 #include "engine/analytic/analytic_backend.h"
+#include "engine/report/critical_path.h"
 #include "engine/report/simulate.h"
 #include "engine/scenario/loader.h"
 #include "engine/schedule/build.h"
@@ -74,6 +75,38 @@ TEST_P(StreamedReport, EqualsTheReportOfTheFullTrace) {
   EXPECT_FALSE(r.report.critical_path.empty());
   EXPECT_EQ(report_to_json(from_trace), report_to_json(r.report));
   EXPECT_EQ(report_to_text(from_trace), report_to_text(r.report));
+}
+
+// Runs of 100,000 events or more compute the critical path on a second thread (compute_report);
+// on such a run (the 512-rank a2a+p2p [8,64] layer of bench/sim, 104,960 tasks) the report must
+// still equal the one from the full trace, and its critical path the one computed directly.
+TEST(StreamedReport, ALargeRunGivesTheSameReportAndCriticalPath) {
+  LoadOptions lo;
+  lo.overrides = {"model.context_parallel_size=512", "model.hierarchical_context_parallel_sizes=[8,64]", "cluster.nodes=64",
+                  "model.num_layers=1", "simulation.layers=1", "simulation.backend=analytic"};
+  const Scenario s =
+      load_scenario_file((fs::path(HCPSIM_SOURCE_DIR) / "bench" / "sim" / "a2a-p2p-8x128-4-layers.yaml").string(), lo);
+  AnalyticBackend backend;
+  const SimulationResult r = simulate_scenario(s, backend);
+  ASSERT_GE(r.tasks, 100000u);   // the threaded path
+  ReportOptions ro;
+  ro.num_layers = s.model.num_layers;
+  ro.wall_s = r.report.wall_s;
+  Report from_trace = compute_report(r.trace, ro);
+  from_trace.configuration = r.report.configuration;
+  from_trace.overrides = r.report.overrides;
+  from_trace.cluster_world_size = r.report.cluster_world_size;
+  from_trace.memory = r.report.memory;
+  from_trace.step = r.report.step;
+  EXPECT_EQ(report_to_json(from_trace), report_to_json(r.report));
+  const std::vector<CriticalPathEntry> direct = critical_path(r.trace);
+  ASSERT_EQ(direct.size(), r.report.critical_path.size());
+  ASSERT_FALSE(direct.empty());
+  for (std::size_t k = 0; k < direct.size(); ++k) {
+    EXPECT_EQ(direct[k].task, r.report.critical_path[k].task) << k;
+    EXPECT_EQ(direct[k].start_s, r.report.critical_path[k].start_s) << k;
+    EXPECT_EQ(direct[k].end_s, r.report.critical_path[k].end_s) << k;
+  }
 }
 
 // The streamed trace file holds the same bytes as the trace written from TraceEvents; the gzip file

@@ -1,0 +1,38 @@
+#pragma once
+// TaskCostMemo: the CostModel answers a backend asks for once or twice per task, remembered per
+// attention shape and per communication op of one graph. On a million-task graph the tasks share a
+// few hundred attention shapes, and every member of a collective has the same compute load, so the
+// table interpolations and the scans of an op's transfers run once per shape or op instead of once
+// per task. Every answer equals the CostModel's own for the same task (same formulas, same order of
+// floating-point operations). Not thread-safe; one per run.
+#include <cstdint>
+#include <vector>
+
+#include "engine/cost/cost_model.h"
+
+namespace hcpsim {
+
+class TaskCostMemo {
+ public:
+  // Both must outlive the memo; the graph must not change while it is used.
+  TaskCostMemo(const CostModel& cost, const TaskGraph& g);
+
+  // == cost.compute_seconds(g, t).
+  double compute_seconds(const Task& t);
+  // == cost.comm_compute_load(g, t).
+  double comm_compute_load(const Task& t);
+
+ private:
+  LinkClass send_recv_link_class(const Task& t);
+
+  const CostModel& cost_;
+  const TaskGraph& g_;
+  bool comm_load_on_ = false;
+  std::vector<double> attention_eff_;   // [2 * shape + (backward ? 1 : 0)], NaN until asked
+  std::vector<double> op_load_;         // collectives: load of every member, NaN until asked
+  // SendRecv ops: the members' ranks with an inter-node transfer, sorted; built on first use.
+  std::vector<std::vector<std::int32_t>> inter_ranks_;
+  std::vector<std::uint8_t> inter_ranks_built_;
+};
+
+}  // namespace hcpsim

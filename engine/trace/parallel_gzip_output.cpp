@@ -1,0 +1,195 @@
+#include "engine/trace/parallel_gzip_output.h"
+
+#include <zlib.h>
+
+#include <algorithm>
+#include <array>
+#include <cerrno>
+#include <condition_variable>
+#include <cstdio>
+#include <cstring>
+#include <deque>
+#include <exception>
+#include <mutex>
+#include <thread>
+#include <vector>
+
+namespace hcpsim {
+namespace {
+
+constexpr std::size_t kWindow_bytes = 32768;   // deflate's window: what a piece may refer back to
+
+std::string cannot_write(const std::string& path) {
+  return "cannot write " + path + (errno != 0 ? std::string(": ") + std::strerror(errno) : std::string());
+}
+
+struct Piece {
+  std::uint64_t seq = 0;
+  std::string input;
+  std::string dictionary;   // the last bytes of the piece before (empty for the first)
+};
+
+class ParallelGzipOutput : public TraceOutput {
+ public:
+  ParallelGzipOutput(const std::string& path, int threads) : path_(path), threads_(std::max(1, threads)) {
+    errno = 0;
+    f_ = std::fopen(path.c_str(), "wb");
+    if (f_ == nullptr) throw TraceWriteError(cannot_write(path));
+    // Header: magic, deflate, no flags, no time, "fastest" (XFL 4), Unix.
+    const std::array<unsigned char, 10> header = {0x1f, 0x8b, 8, 0, 0, 0, 0, 0, 4, 3};
+    put(header.data(), header.size());
+  }
+  ~ParallelGzipOutput() override {
+    stop();
+    if (f_ != nullptr) std::fclose(f_);
+  }
+
+  void write(std::string_view bytes) override {
+    if (bytes.empty()) return;
+    if (workers_.empty())
+      for (int i = 0; i < threads_; ++i) workers_.emplace_back([this] { work(); });
+    Piece p;
+    p.input.assign(bytes);
+    p.dictionary.swap(last_window_);
+    const std::size_t keep = std::min(kWindow_bytes, bytes.size());
+    if (keep < kWindow_bytes && !p.dictionary.empty()) {
+      // A short piece: the window is the end of the previous window followed by this piece.
+      const std::size_t from_before = std::min(kWindow_bytes - keep, p.dictionary.size());
+      last_window_.assign(p.dictionary, p.dictionary.size() - from_before, from_before);
+    }
+    last_window_.append(bytes.substr(bytes.size() - keep));
+    std::unique_lock lock(mutex_);
+    space_.wait(lock, [this] { return in_flight_ < 2 * static_cast<std::size_t>(threads_) + 2 || error_; });
+    if (error_) std::rethrow_exception(error_);
+    p.seq = next_seq_++;
+    ++in_flight_;
+    queue_.push_back(std::move(p));
+    ready_.notify_one();
+  }
+
+  void close() override {
+    stop();
+    if (error_) std::rethrow_exception(error_);
+    // A final empty block (fixed Huffman, end of block), then CRC-32 and length mod 2^32, little-endian.
+    std::array<unsigned char, 10> tail = {0x03, 0x00};
+    for (int i = 0; i < 4; ++i) {
+      tail[2 + i] = static_cast<unsigned char>((crc_ >> (8 * i)) & 0xff);
+      tail[6 + i] = static_cast<unsigned char>((total_bytes_ >> (8 * i)) & 0xff);
+    }
+    put(tail.data(), tail.size());
+    errno = 0;
+    const bool ok = std::fflush(f_) == 0 && std::ferror(f_) == 0;
+    const bool closed = std::fclose(f_) == 0;
+    f_ = nullptr;
+    if (!ok || !closed) throw TraceWriteError(cannot_write(path_) + " (gzip)");
+  }
+
+ private:
+  void put(const void* data, std::size_t n) {
+    errno = 0;
+    if (std::fwrite(data, 1, n, f_) != n) throw TraceWriteError(cannot_write(path_) + " (gzip)");
+  }
+
+  // Raw deflate of one piece, ending on a byte boundary (sync flush), not final.
+  static std::string deflate_piece(const Piece& p) {
+    z_stream z{};
+    if (deflateInit2(&z, 1, Z_DEFLATED, -15, 8, Z_DEFAULT_STRATEGY) != Z_OK)
+      throw std::runtime_error("zlib: deflateInit2 failed");
+    struct End {
+      z_stream* z;
+      ~End() { deflateEnd(z); }
+    } end{&z};
+    if (!p.dictionary.empty() &&
+        deflateSetDictionary(&z, reinterpret_cast<const Bytef*>(p.dictionary.data()),
+                             static_cast<uInt>(p.dictionary.size())) != Z_OK)
+      throw std::runtime_error("zlib: deflateSetDictionary failed");
+    std::string out(deflateBound(&z, static_cast<uLong>(p.input.size())) + 16, '\0');
+    z.next_in = reinterpret_cast<Bytef*>(const_cast<char*>(p.input.data()));
+    z.avail_in = static_cast<uInt>(p.input.size());
+    std::size_t used = 0;
+    while (true) {
+      z.next_out = reinterpret_cast<Bytef*>(out.data() + used);
+      z.avail_out = static_cast<uInt>(out.size() - used);
+      const int rc = deflate(&z, Z_SYNC_FLUSH);
+      used = out.size() - z.avail_out;
+      if (rc != Z_OK && rc != Z_BUF_ERROR) throw std::runtime_error("zlib: deflate failed");
+      if (z.avail_in == 0 && z.avail_out > 0) break;   // all consumed and flushed
+      out.resize(out.size() * 2);
+    }
+    out.resize(used);
+    return out;
+  }
+
+  void work() {
+    while (true) {
+      Piece p;
+      {
+        std::unique_lock lock(mutex_);
+        ready_.wait(lock, [this] { return !queue_.empty() || closing_; });
+        if (queue_.empty()) return;
+        p = std::move(queue_.front());
+        queue_.pop_front();
+      }
+      std::string out;
+      uLong crc = 0;
+      std::exception_ptr failed;
+      try {
+        out = deflate_piece(p);
+        crc = crc32(0, reinterpret_cast<const Bytef*>(p.input.data()), static_cast<uInt>(p.input.size()));
+      } catch (...) {
+        failed = std::current_exception();
+      }
+      // Appended in order: wait for this piece's turn.
+      std::unique_lock lock(mutex_);
+      turn_.wait(lock, [&] { return next_write_ == p.seq; });
+      if (!error_ && failed) error_ = failed;
+      if (!error_) {
+        try {
+          put(out.data(), out.size());
+          crc_ = crc32_combine(crc_, crc, static_cast<z_off_t>(p.input.size()));
+          total_bytes_ += p.input.size();
+        } catch (...) {
+          error_ = std::current_exception();
+        }
+      }
+      ++next_write_;
+      --in_flight_;
+      turn_.notify_all();
+      space_.notify_all();
+    }
+  }
+
+  void stop() {
+    if (workers_.empty()) return;
+    {
+      std::lock_guard lock(mutex_);
+      closing_ = true;
+    }
+    ready_.notify_all();
+    for (auto& w : workers_) w.join();
+    workers_.clear();
+  }
+
+  std::string path_;
+  int threads_;
+  std::FILE* f_ = nullptr;
+  std::string last_window_;   // the last 32 KiB written so far (the next piece's dictionary)
+  std::vector<std::thread> workers_;
+  std::mutex mutex_;
+  std::condition_variable ready_, space_, turn_;
+  std::deque<Piece> queue_;
+  std::uint64_t next_seq_ = 0, next_write_ = 0;
+  std::size_t in_flight_ = 0;
+  bool closing_ = false;
+  std::exception_ptr error_;
+  uLong crc_ = 0;                 // CRC-32 of everything appended so far
+  std::uint64_t total_bytes_ = 0;
+};
+
+}  // namespace
+
+std::unique_ptr<TraceOutput> open_parallel_gzip_output(const std::string& path, int threads) {
+  return std::make_unique<ParallelGzipOutput>(path, threads);
+}
+
+}  // namespace hcpsim
