@@ -19,8 +19,8 @@ namespace hcpsim::kernels {
 // micro_batch_size, at most 2^24.
 constexpr std::int64_t kCpuDeviceMaxValues = std::int64_t{1} << 24;
 // Multiply-adds of one dense forward pass of the check's reference, seq_length^2 x heads x
-// kv_channels x micro_batch_size, at most 2^32 (forward and backward in double take about a minute
-// on one core).
+// kv_channels x micro_batch_size, at most 2^32 (the dense forward and backward run in double on
+// one CPU core: tens of seconds at the limit).
 constexpr std::int64_t kCheckMaxDenseMacs = std::int64_t{1} << 32;
 
 // Tolerance of the max relative error: 1e-4 for double-precision tiles; 2e-2 for bf16 tiles (GPU),
