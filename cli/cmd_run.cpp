@@ -16,7 +16,6 @@
 #include <iomanip>
 #include <map>
 #include <nlohmann/json.hpp>
-#include <optional>
 
 #include "kernels/bf16_tile_kernels.h"
 #include "kernels/run_check.h"
@@ -103,11 +102,9 @@ bool cpu_bf16_tiles_requested() {
 
 // mpirun -np N hcpsim run FILE --device cpu [--check]: every rank a CPU process, real data. With
 // `tiles` (the GPU check, or the cpu-bf16 test hook), the attention tiles run on those kernels.
-int run_on_cpus(const RunArgs& a, reference::TileKernels* tiles = nullptr, bool bf16_tiles = false,
-                const char* device = "cpu") {
+int run_loaded_on_cpus(const RunArgs& a, const Scenario& s, reference::TileKernels* tiles = nullptr,
+                       bool bf16_tiles = false, const char* device = "cpu") {
   int code = 0;
-  const auto loaded = load_for_command(a.scenario.file, a.scenario.overrides, code);
-  if (!loaded) return code;
   kernels::CpuRunOptions o;
   o.warmup = a.warmup;
   o.timeout_s = a.timeout_s;
@@ -124,7 +121,7 @@ int run_on_cpus(const RunArgs& a, reference::TileKernels* tiles = nullptr, bool 
     o.tiles = tiles;
     o.bf16_tiles = bf16_tiles;
     o.tolerance = a.tolerance > 0 ? a.tolerance : kernels::default_check_tolerance(bf16_tiles);
-    r = kernels::run_on_cpus(*loaded, o, a.format == "json" ? std::cerr : std::cout);
+    r = kernels::run_on_cpus(s, o, a.format == "json" ? std::cerr : std::cout);
   } catch (const std::exception& e) {
     std::cerr << "hcpsim run: error: " << e.what() << std::endl;
     kernels::abort_all_ranks(1);   // ends every other rank of the job (no-op without MPI)
@@ -159,6 +156,12 @@ int run_on_cpus(const RunArgs& a, reference::TileKernels* tiles = nullptr, bool 
   }
   kernels::finalize_mpi();
   return code;
+}
+
+int run_on_cpus(const RunArgs& a) {
+  int code = 0;
+  const auto loaded = load_for_command(a.scenario.file, a.scenario.overrides, code);
+  return loaded ? run_loaded_on_cpus(a, *loaded) : code;
 }
 #endif
 
@@ -233,7 +236,7 @@ int check_on_gpus(const RunArgs& a, const Scenario& s) {
     kernels::select_local_gpu(devices);
     kernels::CudaTileDevice gpu;
     kernels::Bf16TileKernels tiles(gpu);
-    return run_on_cpus(a, &tiles, true, "gpu");
+    return run_loaded_on_cpus(a, s, &tiles, true, "gpu");
   } catch (const std::exception& e) {
     std::cerr << "hcpsim run: error: " << e.what() << std::endl;
     kernels::abort_all_ranks(1);
