@@ -41,10 +41,14 @@ void require_real_data_size(const Scenario& s, bool check, bool bf16_tiles) {
   if (macs > static_cast<double>(kCheckMaxDenseMacs)) {
     const auto fit = static_cast<std::int64_t>(
         std::sqrt(static_cast<double>(kCheckMaxDenseMacs) / static_cast<double>(heads * dim * mbs)));
+    char work[64];
+    std::snprintf(work, sizeof work, "%.3g", macs);
     throw std::runtime_error("--check compares with dense attention computed on one CPU core: model.seq_length^2 x "
-                             "heads x kv_channels x micro_batch_size (" + sizes + ") must be at most 2^32 (" +
-                             std::to_string(kCheckMaxDenseMacs) + " multiply-adds, about a minute); with these heads "
-                             "model.seq_length up to " + std::to_string(fit) + " fits");
+                             "model.num_attention_heads x model.kv_channels x train.micro_batch_size must be at most "
+                             "2^32 multiply-adds (here " + std::to_string(seq) + "^2 x " + std::to_string(heads) +
+                             " x " + std::to_string(dim) + " x " + std::to_string(mbs) + " = " + work +
+                             "); with these heads and head dim, model.seq_length up to " + std::to_string(fit) +
+                             " fits");
   }
 }
 
