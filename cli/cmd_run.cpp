@@ -18,6 +18,7 @@
 #include <nlohmann/json.hpp>
 
 #include "kernels/bf16_tile_kernels.h"
+#include "kernels/cpu_bf16_tile_device.h"
 #include "kernels/run_check.h"
 #endif
 #ifdef HCPSIM_HAVE_CUDA

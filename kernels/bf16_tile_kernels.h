@@ -4,8 +4,8 @@
 // Bf16TileDevice computes the tile; O, dQ, dK, dV come back as bf16 and LSE as fp32, and are put
 // back in the tile's rows. This is how `hcpsim run --check` on GPUs feeds the schedule's real data
 // through the CUDA kernels (cuda_tile_device.h) while the data moves and merges stay on the host.
-// No CUDA here: the packing and the whole check path are tested on CPUs with CpuBf16TileDevice,
-// which rounds the same way and computes between the roundings in double precision.
+// No CUDA here: the packing and the whole check path are tested on CPUs with CpuBf16TileDevice
+// (cpu_bf16_tile_device.h), which rounds the same way and computes in double between.
 #include <cstdint>
 #include <vector>
 
@@ -64,17 +64,6 @@ class Bf16TileKernels final : public reference::TileKernels {
 
  private:
   Bf16TileDevice& device_;
-};
-
-// The CPU stand-in of the GPU: bf16 in and out, the reference kernels in double between.
-class CpuBf16TileDevice final : public Bf16TileDevice {
- public:
-  const char* name() const override { return "cpu bf16"; }
-  void forward(const Bf16Tile& t, const std::uint16_t* q, const std::uint16_t* k, const std::uint16_t* v,
-               std::uint16_t* o, float* lse) override;
-  void backward(const Bf16Tile& t, const std::uint16_t* q, const std::uint16_t* k, const std::uint16_t* v,
-                const std::uint16_t* o, const std::uint16_t* dout, const float* lse, std::uint16_t* dq,
-                std::uint16_t* dk, std::uint16_t* dv) override;
 };
 
 }  // namespace hcpsim::kernels

@@ -12,6 +12,7 @@
 #include "engine/scenario/loader.h"
 #include "gpu_test_util.h"
 #include "kernels/bf16_tile_kernels.h"
+#include "kernels/cpu_bf16_tile_device.h"
 #include "kernels/cuda_tile_device.h"
 #include "kernels/run_check.h"
 #include "test_files.h"

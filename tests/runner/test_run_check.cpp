@@ -14,6 +14,7 @@
 #include "engine/reference/attention_kernels.h"
 #include "engine/scenario/loader.h"
 #include "kernels/bf16_tile_kernels.h"
+#include "kernels/cpu_bf16_tile_device.h"
 #include "kernels/run_check.h"
 
 namespace hcpsim {
