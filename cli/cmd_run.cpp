@@ -309,7 +309,7 @@ void add_run_command(CLI::App& app, CliContext& ctx) {
                 "Run the schedule on real data and compare every rank's O, dQ, dK, dV with dense attention; exit 1 "
                 "above the tolerance (GPUs: attention tiles on the CUDA kernels, small shapes only)");
   cmd->add_option("--tolerance", args->tolerance,
-                  "--check: largest max relative error accepted (default 1e-4 on CPUs, 2e-2 on GPUs: bf16 tiles)")
+                  "--check: largest max relative error accepted (default 1e-4 on CPUs, 3e-2 on GPUs: bf16 tiles)")
       ->check(CLI::PositiveNumber);
   cmd->add_option("--format", args->format, "Output format of the summary (--device cpu, --check)")
       ->check(CLI::IsMember({"text", "json"}))
@@ -334,7 +334,7 @@ void add_run_command(CLI::App& app, CliContext& ctx) {
                  "durations on the graph's dependencies; compare it with a prediction task by task.\n"
                  "Compute tasks run on synthetic data of the task's shape. --check runs the schedule on real data\n"
                  "instead (the CPU runner's data moves and merges, every attention tile on the CUDA kernels in bf16)\n"
-                 "and compares O, dQ, dK, dV with dense attention: default tolerance 2e-2 on GPUs (bf16), 1e-4 on\n"
+                 "and compares O, dQ, dK, dV with dense attention: default tolerance 3e-2 on GPUs (bf16), 1e-4 on\n"
                  "CPUs; model.kv_channels 64 or 128, seq_length^2 x heads x kv_channels x micro_batch_size <= 2^32.",
        .examples = {{{"hcpsim run scenarios/llama3-8b-64k-dgx-h100-p2p.yaml model.seq_length=8192 --emulate-ranks --trace measured.json"}},
                     {{"hcpsim simulate scenarios/llama3-8b-64k-dgx-h100-p2p.yaml model.seq_length=8192 --trace predicted.json"}},

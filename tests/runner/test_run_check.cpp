@@ -172,7 +172,7 @@ TEST(RunCheck, AWrongMaskInTheTilesFailsTheCheck) {
   Bf16TileKernels tiles(wrong);
   const auto c = kernels::check_in_one_process(s, &tiles, 1, kernels::default_check_tolerance(true));
   EXPECT_FALSE(c.ok);
-  EXPECT_GT(c.out, 2e-2);
+  EXPECT_GT(c.out, kernels::default_check_tolerance(true));
 }
 
 TEST(RunCheck, SizeLimitsNameTheFieldAndTheLimit) {
