@@ -12,11 +12,18 @@
 #include "cli/trace_file.h"
 #include "engine/app/help_footer.h"
 #if defined(HCPSIM_HAVE_CUDA) || defined(HCPSIM_HAVE_MPI_RUNNER)
+#include <cstdlib>
 #include <iomanip>
 #include <map>
 #include <nlohmann/json.hpp>
+
+#include "kernels/bf16_tile_kernels.h"
+#include "kernels/cpu_bf16_tile_device.h"
+#include "kernels/run_check.h"
 #endif
 #ifdef HCPSIM_HAVE_CUDA
+#include "kernels/cuda_tile_device.h"
+#include "kernels/device.h"
 #include "kernels/run_scenario.h"
 #endif
 #ifdef HCPSIM_HAVE_NCCL_RUNNER
@@ -44,6 +51,7 @@ struct RunArgs {
   int warmup = 1;
   unsigned long long seed = 1;
   double timeout_s = 120;
+  double tolerance = 0;   // 0: the device's default (kernels::default_check_tolerance)
 };
 
 #if defined(HCPSIM_HAVE_CUDA) || defined(HCPSIM_HAVE_MPI_RUNNER)
@@ -70,22 +78,51 @@ void print_summary(const Trace& tr, std::ostream& out) {
     out << '\n';
   }
 }
+
+// The check's outcome, as text or in the JSON object `j`; returns the exit code (1 above the tolerance).
+int report_check(const RunArgs& a, const reference::VerifyResult& c, const std::string& tiles, nlohmann::json* j) {
+  if (j) (*j)["check"] = kernels::check_report_json(c, tiles);
+  else std::cout << kernels::check_report_text(c) << '\n';
+  if (c.ok) return 0;
+  std::cerr << "hcpsim run: error: --check: the outputs differ from dense attention by more than " << c.tolerance
+            << '\n';
+  return 1;
+}
 #endif
 
 #ifdef HCPSIM_HAVE_MPI_RUNNER
-// mpirun -np N hcpsim run FILE --device cpu [--check]: every rank a CPU process, real data.
-int run_on_cpus(const RunArgs& a) {
+// Test hook of the GPU check's tile path on CPUs: HCPSIM_CHECK_TILES=cpu-bf16 makes `--device cpu
+// --check` compute every attention tile as the GPU check does (bf16 in and out, bf16_tile_kernels.h)
+// on the CPU, so that CI runs that path with real MPI messages.
+bool cpu_bf16_tiles_requested() {
+  const char* v = std::getenv("HCPSIM_CHECK_TILES");
+  if (v == nullptr || *v == '\0') return false;
+  if (std::string(v) == "cpu-bf16") return true;
+  throw std::runtime_error(std::string("HCPSIM_CHECK_TILES=") + v + ": the only value is cpu-bf16");
+}
+
+// mpirun -np N hcpsim run FILE --device cpu [--check]: every rank a CPU process, real data. With
+// `tiles` (the GPU check, or the cpu-bf16 test hook), the attention tiles run on those kernels.
+int run_loaded_on_cpus(const RunArgs& a, const Scenario& s, reference::TileKernels* tiles = nullptr,
+                       bool bf16_tiles = false, const char* device = "cpu") {
   int code = 0;
-  const auto loaded = load_for_command(a.scenario.file, a.scenario.overrides, code);
-  if (!loaded) return code;
   kernels::CpuRunOptions o;
   o.warmup = a.warmup;
   o.timeout_s = a.timeout_s;
   o.seed = a.seed;
   o.check = a.check;
+  kernels::CpuBf16TileDevice cpu_bf16;
+  kernels::Bf16TileKernels cpu_bf16_tiles(cpu_bf16);
   kernels::CpuRunResult r;
   try {
-    r = kernels::run_on_cpus(*loaded, o, a.format == "json" ? std::cerr : std::cout);
+    if (tiles == nullptr && a.check && cpu_bf16_tiles_requested()) {
+      tiles = &cpu_bf16_tiles;
+      bf16_tiles = true;
+    }
+    o.tiles = tiles;
+    o.bf16_tiles = bf16_tiles;
+    o.tolerance = a.tolerance > 0 ? a.tolerance : kernels::default_check_tolerance(bf16_tiles);
+    r = kernels::run_on_cpus(s, o, a.format == "json" ? std::cerr : std::cout);
   } catch (const std::exception& e) {
     std::cerr << "hcpsim run: error: " << e.what() << std::endl;
     kernels::abort_all_ranks(1);   // ends every other rank of the job (no-op without MPI)
@@ -93,9 +130,10 @@ int run_on_cpus(const RunArgs& a) {
   }
   if (r.reporting_rank) {
     if (!a.trace.empty() && !write_trace_file(r.trace, a.trace, "run")) code = 1;
+    const std::string tiles_name = tiles ? tiles->name() : "";
     if (a.format == "json") {
       nlohmann::json j;
-      j["device"] = "cpu";
+      j["device"] = device;
       j["scenario"] = r.trace.scenario;
       j["ranks"] = r.trace.world_size;
       j["tasks"] = r.trace.events.size();
@@ -103,49 +141,122 @@ int run_on_cpus(const RunArgs& a) {
       for (const auto& e : r.trace.events) makespan_s = std::max(makespan_s, e.end_s);
       j["measured_s"] = makespan_s;
       if (!a.trace.empty() && code == 0) j["trace"] = a.trace;
-      if (r.check) {
-        const auto& c = *r.check;
-        const double worst = std::max({c.out, c.dq, c.dk, c.dv});
-        j["check"] = {{"max_rel_error", worst}, {"out", c.out}, {"dq", c.dq}, {"dk", c.dk}, {"dv", c.dv},
-                      {"tolerance", c.tolerance}, {"ok", c.ok}};
-        if (!c.detail.empty()) j["check"]["detail"] = c.detail;
-      }
+      const int check_code = r.check ? report_check(a, *r.check, tiles_name, &j) : 0;
       std::cout << j.dump(2) << '\n';
+      code = std::max(code, check_code);
     } else {
       print_summary(r.trace, std::cout);
-      std::cout << "Durations are wall-clock times of CPU processes (real data, real messages), not GPU times.\n";
-      if (r.check) {
-        const auto& c = *r.check;
-        char line[160];
-        std::snprintf(line, sizeof line, "check: max relative error %.3g (O %.3g, dQ %.3g, dK %.3g, dV %.3g; tolerance %.0e)",
-                      std::max({c.out, c.dq, c.dk, c.dv}), c.out, c.dq, c.dk, c.dv, c.tolerance);
-        std::cout << line << '\n';
-        if (!c.detail.empty()) std::cout << "check: " << c.detail << '\n';
-      }
+      if (tiles)
+        std::cout << "Attention tiles on " << tiles_name << "; data moves and merges on the CPU processes "
+                  << "(MPI messages). Durations are wall-clock times of this check run, not GPU times.\n";
+      else
+        std::cout << "Durations are wall-clock times of CPU processes (real data, real messages), not GPU times.\n";
+      if (r.check) code = std::max(code, report_check(a, *r.check, tiles_name, nullptr));
       if (!a.trace.empty() && code == 0) std::cout << "trace written to " << a.trace << '\n';
-    }
-    if (r.check && !r.check->ok) {
-      std::cerr << "hcpsim run: error: --check: the outputs differ from dense attention by more than "
-                << r.check->tolerance << '\n';
-      code = 1;
     }
   }
   kernels::finalize_mpi();
   return code;
 }
+
+int run_on_cpus(const RunArgs& a) {
+  int code = 0;
+  const auto loaded = load_for_command(a.scenario.file, a.scenario.overrides, code);
+  return loaded ? run_loaded_on_cpus(a, *loaded) : code;
+}
 #endif
 
 #ifdef HCPSIM_HAVE_CUDA
+// hcpsim run FILE --emulate-ranks --check: every rank of the schedule in this process with real
+// data, each attention tile on GPU 0 (the CUDA kernels, bf16), data moves and merges on the host.
+int check_on_one_gpu(const RunArgs& a, const Scenario& s) {
+  try {
+    kernels::require_real_data_size(s, true, true);
+  } catch (const std::exception& e) {
+    std::cerr << "hcpsim run: error: " << e.what() << '\n';
+    return 1;
+  }
+  std::string why;
+  if (kernels::cuda_device_count(&why) == 0) {
+    std::cerr << "hcpsim run: error: no CUDA device found (" << why
+              << "); `mpirun -np N hcpsim run FILE --device cpu --check` checks the schedule on CPU processes\n";
+    return 1;
+  }
+  if (!a.trace.empty()) {
+    std::cerr << "hcpsim run: error: --trace: --emulate-ranks --check checks numbers and measures nothing; run "
+                 "without --check for a measured trace\n";
+    return 1;
+  }
+  const double tolerance = a.tolerance > 0 ? a.tolerance : kernels::default_check_tolerance(true);
+  reference::VerifyResult c;
+  std::string tiles_name;
+  try {
+    kernels::CudaTileDevice gpu;
+    kernels::Bf16TileKernels tiles(gpu);
+    tiles_name = tiles.name();
+    c = kernels::check_in_one_process(s, &tiles, a.seed, tolerance);
+  } catch (const std::exception& e) {
+    std::cerr << "hcpsim run: error: " << e.what() << '\n';
+    return 1;
+  }
+  nlohmann::json j;
+  if (a.format == "json") {
+    j["device"] = "gpu";
+    j["emulate_ranks"] = true;
+    j["scenario"] = s.display_name();
+    j["tasks"] = c.tasks;
+  } else {
+    std::cout << "Every rank of " << s.display_name() << " in one process (" << c.tasks
+              << " tasks, real data): attention tiles on " << tiles_name << ", data moves and merges on the host.\n";
+  }
+  const int code = report_check(a, c, tiles_name, a.format == "json" ? &j : nullptr);
+  if (a.format == "json") std::cout << j.dump(2) << '\n';
+  return code;
+}
+
+#ifdef HCPSIM_HAVE_NCCL_RUNNER
+// mpirun -np N hcpsim run FILE --check: the CPU runner's schedule and MPI messages with real data,
+// each rank's attention tiles on its local GPU (the CUDA kernels, bf16).
+int check_on_gpus(const RunArgs& a, const Scenario& s) {
+  try {
+    kernels::require_real_data_size(s, true, true);
+  } catch (const std::exception& e) {
+    std::cerr << "hcpsim run: error: " << e.what() << std::endl;
+    kernels::abort_all_ranks(1);
+    return 1;
+  }
+  std::string why;
+  const int devices = kernels::cuda_device_count(&why);
+  if (devices == 0) {
+    std::cerr << "hcpsim run: error: no CUDA device found (" << why
+              << "); `--device cpu --check` checks the schedule on CPU processes\n";
+    kernels::abort_all_ranks(1);
+    return 1;
+  }
+  try {
+    kernels::select_local_gpu(devices);
+    kernels::CudaTileDevice gpu;
+    kernels::Bf16TileKernels tiles(gpu);
+    return run_loaded_on_cpus(a, s, &tiles, true, "gpu");
+  } catch (const std::exception& e) {
+    std::cerr << "hcpsim run: error: " << e.what() << std::endl;
+    kernels::abort_all_ranks(1);
+    return 1;
+  }
+}
+#else
+int check_on_gpus(const RunArgs&, const Scenario&) {
+  std::cerr << "hcpsim run: error: --check without --emulate-ranks runs one MPI process per GPU: it needs hcpsim-mpi "
+               "(a build with MPI and NCCL)\n";
+  return 1;
+}
+#endif
+
 int run_on_gpus(const RunArgs& a) {
   int code = 0;
   const auto loaded = load_for_command(a.scenario.file, a.scenario.overrides, code);
   if (!loaded) return code;
-  if (a.check) {
-    std::cerr << "hcpsim run: error: --check on GPUs is not implemented yet: the GPU runner times the tasks on "
-                 "synthetic data; `mpirun -np N hcpsim run FILE --device cpu --check` runs the same per-rank schedule "
-                 "on real data and checks it\n";
-    return 1;
-  }
+  if (a.check) return a.emulate ? check_on_one_gpu(a, *loaded) : check_on_gpus(a, *loaded);
   kernels::GpuRunOptions o;
   o.emulate_ranks = a.emulate;
   o.timeout_s = a.timeout_s;
@@ -195,8 +306,12 @@ void add_run_command(CLI::App& app, CliContext& ctx) {
       ->check(CLI::IsMember({"gpu", "cpu"}))
       ->capture_default_str();
   cmd->add_flag("--check", args->check,
-                "--device cpu: compare every rank's O, dQ, dK, dV with dense attention; exit 1 above 1e-4");
-  cmd->add_option("--format", args->format, "Output format of the summary (--device cpu)")
+                "Run the schedule on real data and compare every rank's O, dQ, dK, dV with dense attention; exit 1 "
+                "above the tolerance (GPUs: attention tiles on the CUDA kernels, small shapes only)");
+  cmd->add_option("--tolerance", args->tolerance,
+                  "--check: largest max relative error accepted (default 1e-4 on CPUs, 3e-2 on GPUs: bf16 tiles)")
+      ->check(CLI::PositiveNumber);
+  cmd->add_option("--format", args->format, "Output format of the summary (--device cpu, --check)")
       ->check(CLI::IsMember({"text", "json"}))
       ->capture_default_str();
   cmd->add_flag("--emulate-ranks", args->emulate,
@@ -217,8 +332,10 @@ void add_run_command(CLI::App& app, CliContext& ctx) {
                  "(written without a GPU to test it: see docs/validation.md).\n"
                  "--emulate-ranks times each task alone with the real kernels and places the measured\n"
                  "durations on the graph's dependencies; compare it with a prediction task by task.\n"
-                 "Compute tasks run on synthetic data of the task's shape. --check (O, dQ, dK, dV against the reference)\n"
-                 "runs with --device cpu (MPI processes); on GPUs it is not implemented yet.",
+                 "Compute tasks run on synthetic data of the task's shape. --check runs the schedule on real data\n"
+                 "instead (the CPU runner's data moves and merges, every attention tile on the CUDA kernels in bf16)\n"
+                 "and compares O, dQ, dK, dV with dense attention: default tolerance 3e-2 on GPUs (bf16), 1e-4 on\n"
+                 "CPUs; model.kv_channels 64 or 128, seq_length^2 x heads x kv_channels x micro_batch_size <= 2^32.",
        .examples = {{{"hcpsim run scenarios/llama3-8b-64k-dgx-h100-p2p.yaml model.seq_length=8192 --emulate-ranks --trace measured.json"}},
                     {{"hcpsim simulate scenarios/llama3-8b-64k-dgx-h100-p2p.yaml model.seq_length=8192 --trace predicted.json"}},
                     {{"hcpsim compare predicted.json measured.json"}}},
@@ -228,8 +345,13 @@ void add_run_command(CLI::App& app, CliContext& ctx) {
     // Multi-process runs (--device cpu, or GPUs without --emulate-ranks) live in hcpsim-mpi, which
     // links MPI; hcpsim links SimGrid, whose SMPI defines the same symbols (cli/run_worker.h).
     [[maybe_unused]] const bool multi_process = args->device == "cpu" || !args->emulate;
-    if (args->format != "text" && args->device != "cpu") {
-      std::cerr << "hcpsim run: error: --format json: only with --device cpu for now\n";
+    if (args->tolerance > 0 && !args->check) {
+      std::cerr << "hcpsim run: error: --tolerance: only with --check\n";
+      ctx.exit_code = 1;
+      return;
+    }
+    if (args->format != "text" && args->device != "cpu" && !args->check) {
+      std::cerr << "hcpsim run: error: --format json: with --device cpu or --check (GPU timing runs print text)\n";
       ctx.exit_code = 1;
       return;
     }

@@ -57,8 +57,10 @@ int message_tag(std::uint32_t op, std::size_t k) {
 
 }  // namespace
 
-CpuDevice::CpuDevice(const TaskGraph& g, const Scenario& s, const RankLayout& layout, int rank, std::uint64_t seed)
-    : g_(g), s_(s), layout_(layout), rank_(rank), seed_(seed) {
+CpuDevice::CpuDevice(const TaskGraph& g, const Scenario& s, const RankLayout& layout, int rank, std::uint64_t seed,
+                     reference::TileKernels* tiles)
+    : g_(g), s_(s), layout_(layout), rank_(rank), seed_(seed), tiles_(tiles),
+      name_(tiles ? std::string("cpu+") + tiles->name() : std::string("cpu")) {
   for (TaskId id = 0; id < g.size(); ++id)
     if (g.task(id).rank == rank && g.payload_of(id) == kNone)
       throw std::invalid_argument("cpu device: " + g.display_name(g.task(id)) +
@@ -140,7 +142,7 @@ void CpuDevice::progress() {
         const Task& t = g_.task(id);
         if (!is_communication(t.kind)) {
           start_s_[id] = now_s();
-          reference::run_compute<double>(g_, id, *this);
+          reference::run_compute<double>(g_, id, *this, tiles_);
           end_s_[id] = now_s();
           done_[id] = 1;
           q.pop_front();

@@ -19,6 +19,7 @@
 #include "engine/layout/rank_layout.h"
 #include "engine/reference/executor.h"
 #include "engine/reference/payload_ops.h"
+#include "engine/reference/tile_kernels.h"
 #include "engine/scenario/scenario.h"
 #include "kernels/rank_device.h"
 
@@ -26,11 +27,14 @@ namespace hcpsim::kernels {
 
 class CpuDevice : public RankDevice, private reference::BufferAccess<double> {
  public:
-  // The graph must carry payloads (GraphOptions::with_payloads).
-  CpuDevice(const TaskGraph& g, const Scenario& s, const RankLayout& layout, int rank, std::uint64_t seed);
+  // The graph must carry payloads (GraphOptions::with_payloads). `tiles`: computes the attention
+  // tiles instead of the reference kernels (`run --check` on GPUs: bf16_tile_kernels.h); not owned.
+  CpuDevice(const TaskGraph& g, const Scenario& s, const RankLayout& layout, int rank, std::uint64_t seed,
+            reference::TileKernels* tiles = nullptr);
   ~CpuDevice() override;
 
-  const char* name() const override { return "cpu"; }
+  // "cpu", or "cpu+cuda bf16" when the attention tiles run elsewhere.
+  const char* name() const override { return name_.c_str(); }
   void begin_pass() override;
   void wait_for(TaskId, TaskId) override {}   // a queue head already waits for every dependency
   void compute(TaskId id) override;
@@ -64,6 +68,8 @@ class CpuDevice : public RankDevice, private reference::BufferAccess<double> {
   const RankLayout& layout_;
   int rank_;
   std::uint64_t seed_;
+  reference::TileKernels* tiles_;
+  std::string name_;
   std::unordered_map<std::uint64_t, reference::Tensor<double>> bufs_;
   std::vector<char> done_;                          // by task id
   std::vector<double> start_s_, end_s_;             // by task id

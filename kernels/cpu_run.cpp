@@ -11,6 +11,7 @@
 #include "kernels/cpu_device.h"
 #include "kernels/mpi_comm.h"
 #include "kernels/rank_schedule.h"
+#include "kernels/run_check.h"
 
 namespace hcpsim::kernels {
 
@@ -43,26 +44,16 @@ Tensor<double> take_tensor(const std::vector<char>& in, std::size_t& pos) {
 }  // namespace
 
 CpuRunResult run_on_cpus(const Scenario& s, const CpuRunOptions& o, std::ostream& log) {
-  const std::int64_t values = s.model.seq_length * s.model.num_attention_heads * s.model.kv_channels *
-                              std::max(1, s.train.micro_batch_size);
-  if (values > kCpuDeviceMaxValues)
-    throw std::runtime_error("--device cpu holds real tensors: model.seq_length (" + std::to_string(s.model.seq_length) +
-                             ") x model.num_attention_heads (" + std::to_string(s.model.num_attention_heads) +
-                             ") x model.kv_channels (" + std::to_string(s.model.kv_channels) +
-                             ") x train.micro_batch_size must be at most " + std::to_string(kCpuDeviceMaxValues) +
-                             "; shrink it with overrides, e.g. model.seq_length=" + std::to_string(4 * 2 * s.cp()) +
-                             " model.kv_channels=8");
+  require_real_data_size(s, o.check, o.bf16_tiles);
   const RankLayout layout = RankLayout::from_scenario(s);
   GraphOptions go = graph_options_from(s);
   go.with_payloads = true;
   go.whole_layer = false;   // GEMMs and TP collectives carry no payloads
-  if (o.check && !(go.forward && go.backward))
-    throw std::runtime_error("--check compares O, dQ, dK and dV: it needs simulation.forward and simulation.backward "
-                             "true and train.mode train");
   if (!launched_by_mpi() && layout.world_size() > 1)
     throw std::runtime_error("the scenario has " + std::to_string(layout.world_size()) +
                              " ranks: start one process per rank with `mpirun -np " +
-                             std::to_string(layout.world_size()) + " hcpsim run FILE --device cpu`");
+                             std::to_string(layout.world_size()) + " hcpsim run FILE ...` (same options)" +
+                             (o.tiles ? ", or check on one GPU with --emulate-ranks --check" : ""));
   const MpiWorld w = init_mpi();
   const std::string who = "rank " + std::to_string(w.rank);
   if (w.size != layout.world_size())
@@ -74,7 +65,7 @@ CpuRunResult run_on_cpus(const Scenario& s, const CpuRunOptions& o, std::ostream
   if (!problems.empty()) throw std::runtime_error(who + ": the call plan would hang: " + problems.front());
   MpiComm comm;
   comm.open_groups(layout, collective_group_kinds(g));
-  CpuDevice device(g, s, layout, w.rank, o.seed);
+  CpuDevice device(g, s, layout, w.rank, o.seed, o.tiles);
   if (w.rank == 0)
     log << w.size << " CPU processes, " << g.size() << " tasks, " << g.comms().size() << " communicator calls\n";
   RankRunOptions ro;

@@ -8,6 +8,7 @@
 #include <iosfwd>
 #include <optional>
 
+#include "engine/reference/tile_kernels.h"
 #include "engine/reference/verify.h"
 #include "engine/scenario/scenario.h"
 #include "engine/trace/trace.h"
@@ -20,6 +21,10 @@ struct CpuRunOptions {
   std::uint64_t seed = 1;      // input data seed
   bool check = false;          // compare with dense attention
   double tolerance = 1e-4;     // max relative error accepted by the check
+  // The attention tiles on other kernels (`run --check` on GPUs: the CUDA kernels on this rank's
+  // GPU, bf16_tile_kernels.h); nullptr: the reference kernels. Not owned.
+  reference::TileKernels* tiles = nullptr;
+  bool bf16_tiles = false;     // `tiles` rounds to bf16: the GPU's size limits apply (run_check.h)
 };
 
 struct CpuRunResult {
@@ -28,10 +33,7 @@ struct CpuRunResult {
   std::optional<reference::VerifyResult> check;  // on rank 0 with options.check
 };
 
-// The largest problem the CPU device accepts: model.seq_length x num_attention_heads x
-// kv_channels x micro_batch_size values per tensor.
-constexpr std::int64_t kCpuDeviceMaxValues = std::int64_t{1} << 24;
-
+// Size limits: require_real_data_size (run_check.h).
 // Throws std::runtime_error with the whole message (naming the rank, and the task when one
 // failed); the caller ends the job (abort_all_ranks) so that the other ranks stop too.
 CpuRunResult run_on_cpus(const Scenario& s, const CpuRunOptions& options, std::ostream& log);

@@ -28,6 +28,14 @@ int env_int(const char* name, int fallback) {
 
 }  // namespace
 
+int select_local_gpu(int devices, int world_rank) {
+  if (devices < 1) throw std::runtime_error("no CUDA device to select");
+  if (world_rank < 0) world_rank = env_int("OMPI_COMM_WORLD_RANK", env_int("PMIX_RANK", 0));
+  const int local = env_int("OMPI_COMM_WORLD_LOCAL_RANK", env_int("SLURM_LOCALID", world_rank)) % devices;
+  check_cuda(cudaSetDevice(local), ("rank " + std::to_string(world_rank) + ": cudaSetDevice").c_str());
+  return local;
+}
+
 Trace run_distributed(const TaskGraph& g, const RankLayout& layout, const DistributedOptions& o, std::ostream& log) {
   const MpiWorld w = init_mpi();
   const std::string who = "rank " + std::to_string(w.rank);
@@ -37,8 +45,7 @@ Trace run_distributed(const TaskGraph& g, const RankLayout& layout, const Distri
                              std::to_string(g.world_size) + ")");
   int devices = 0;
   check_cuda(cudaGetDeviceCount(&devices), (who + ": cudaGetDeviceCount").c_str());
-  const int local = env_int("OMPI_COMM_WORLD_LOCAL_RANK", env_int("SLURM_LOCALID", w.rank % std::max(devices, 1)));
-  check_cuda(cudaSetDevice(local % devices), (who + ": cudaSetDevice").c_str());
+  select_local_gpu(devices, w.rank);
 
   if (w.rank == 0) log << nccl_library_description() << '\n';
   NcclComm comm(o.timeout_s);

@@ -25,6 +25,11 @@ struct DistributedOptions {
   int gpus_per_node = 8;
 };
 
+// Makes this process's GPU the current device: the local rank (OMPI_COMM_WORLD_LOCAL_RANK,
+// SLURM_LOCALID; else the world rank, OMPI_COMM_WORLD_RANK / PMIX_RANK before MPI starts) modulo
+// `devices`. Returns the device index; throws std::runtime_error on CUDA errors.
+int select_local_gpu(int devices, int world_rank = -1);
+
 // Runs the graph; returns the whole trace on MPI rank 0 and an empty trace elsewhere. Throws
 // std::runtime_error naming this rank (and the task) on any failure; the caller should then end
 // the job (abort_all_ranks) so that the other ranks stop too.

@@ -1,79 +1,35 @@
 #include "kernels/nccl_loader.h"
 
 #include <dlfcn.h>
-#include <glob.h>
 #include <nccl.h>
 
-#include <cstdlib>
 #include <mutex>
 #include <stdexcept>
 #include <string>
-#include <vector>
+
+#include "kernels/nccl_library_search.h"
 
 namespace hcpsim::kernels {
 
 namespace {
 
-struct Loaded {
-  void* handle = nullptr;
-  std::string path, source, tried;
-};
-
-std::vector<std::string> glob_paths(const std::string& pattern) {
-  std::vector<std::string> out;
-  glob_t g{};
-  if (glob(pattern.c_str(), 0, nullptr, &g) == 0)
-    for (std::size_t i = 0; i < g.gl_pathc; ++i) out.emplace_back(g.gl_pathv[i]);
-  globfree(&g);
-  return out;
-}
-
-Loaded load() {
-  Loaded l;
-  auto attempt = [&](const std::string& path, const char* source) {
-    if (l.handle) return;
-    l.tried += (l.tried.empty() ? "" : ", ") + path;
-    if (void* h = dlopen(path.c_str(), RTLD_NOW | RTLD_GLOBAL)) {
-      l.handle = h;
-      l.source = source;
-      Dl_info info{};
-      void* sym = dlsym(h, "ncclGetVersion");
-      l.path = sym && dladdr(sym, &info) && info.dli_fname ? info.dli_fname : path;
-    }
-  };
-  if (const char* p = std::getenv("HCPSIM_NCCL_LIBRARY"); p && *p) attempt(p, "HCPSIM_NCCL_LIBRARY");
-  attempt("libnccl.so.2", "system");
-  attempt("/usr/local/cuda/lib64/libnccl.so.2", "CUDA toolkit");
-  attempt("/usr/local/cuda/lib/libnccl.so.2", "CUDA toolkit");
-  std::vector<std::string> roots;
-  for (const char* v : {"VIRTUAL_ENV", "CONDA_PREFIX"})
-    if (const char* p = std::getenv(v); p && *p) roots.push_back(std::string(p) + "/lib/python3*/site-packages");
-  if (const char* home = std::getenv("HOME"); home && *home) roots.push_back(std::string(home) + "/.local/lib/python3*/site-packages");
-  for (const char* r : {"/usr/local/lib/python3*/dist-packages", "/usr/local/lib/python3*/site-packages",
-                        "/usr/lib/python3/dist-packages", "/usr/lib/python3*/site-packages", "/opt/conda/lib/python3*/site-packages"})
-    roots.emplace_back(r);
-  for (const auto& root : roots)
-    for (const auto& lib : glob_paths(root + "/nvidia/nccl/lib/libnccl.so.2")) attempt(lib, "Python wheel nvidia-nccl");
-  return l;
-}
-
-const Loaded& loaded() {
+const NcclLibrary& loaded() {
   static std::once_flag once;
-  static Loaded l;
-  std::call_once(once, [] { l = load(); });
+  static NcclLibrary l;
+  std::call_once(once, [] {
+    l = open_first_nccl(nccl_candidates(NcclSearchPlaces::from_environment()), nccl_required_symbols());
+  });
   return l;
 }
 
 }  // namespace
 
-// The symbol `name` of the loaded library; throws when there is none.
+// The symbol `name` of the loaded library (every one of nccl_required_symbols() was checked when
+// it was opened); throws when no library fitted.
 template <typename Fn>
 Fn resolve(const char* name) {
-  const Loaded& l = loaded();
-  if (!l.handle)
-    throw std::runtime_error(std::string("NCCL is needed for ") + name + " but libnccl.so.2 was not found (tried " +
-                             l.tried + "); install the system package or `pip install nvidia-nccl-cu13`, or set "
-                             "HCPSIM_NCCL_LIBRARY=/path/to/libnccl.so.2");
+  const NcclLibrary& l = loaded();
+  if (!l.handle) throw std::runtime_error(nccl_not_found_message(l, name));
   void* sym = dlsym(l.handle, name);
   if (!sym) throw std::runtime_error(std::string("NCCL library ") + l.path + " has no " + name);
   return reinterpret_cast<Fn>(sym);
@@ -81,7 +37,7 @@ Fn resolve(const char* name) {
 
 std::string nccl_library_description() {
   try {
-    const Loaded& l = loaded();
+    const NcclLibrary& l = loaded();
     if (!l.handle) return "NCCL not found (tried " + l.tried + ")";
     int v = 0;
     ncclGetVersion(&v);

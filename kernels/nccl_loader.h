@@ -1,9 +1,8 @@
 #pragma once
 // NCCL loaded at run time (dlopen), so that hcpsim neither links nor ships libnccl (over 200 MB):
 // nccl_loader.cpp defines the NCCL functions hcpsim calls and forwards each to the library found on
-// first use. Search order: $HCPSIM_NCCL_LIBRARY (a file), the system's libnccl.so.2 (ld.so cache,
-// LD_LIBRARY_PATH), the CUDA toolkit's lib64/lib, then the Python wheel nvidia-nccl-cu* (its
-// nvidia/nccl/lib under $VIRTUAL_ENV, $CONDA_PREFIX, ~/.local and the system site-packages).
+// first use by the search of nccl_library_search.h ($HCPSIM_NCCL_LIBRARY, the system, the CUDA
+// toolkit, the Python wheel nvidia-nccl-cu*; a library lacking one of the functions is skipped).
 // A call made when none is found throws std::runtime_error listing what was tried.
 #include <string>
 

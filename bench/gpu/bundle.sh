@@ -4,6 +4,7 @@
 #   bin/hcpsim, bin/test_kernels     with their libraries in bin/lib (RPATH $ORIGIN/lib)
 #   share/hcpsim/hardware            the presets (where hcpsim looks for them, beside bin/)
 #   check.sh, sdpa_bench.py, emulated-small.yaml   the device check (bench/gpu/check.sh)
+#   src/                             the repository files the kernel tests read
 # NCCL is not shipped: hcpsim loads it at run time from the system or the Python wheel
 # (kernels/nccl_loader.h). MPI is not shipped either (HCPSIM_WITH_MPI=OFF keeps libmpi out of hcpsim,
 # which otherwise links it for `mpirun hcpsim sweep`): the device check runs only single-process
@@ -30,4 +31,9 @@ rm -rf "$OUT"
 mkdir -p "$OUT/share/hcpsim"
 cp -r "$ROOT/scenarios/hardware" "$OUT/share/hcpsim/hardware"
 cp "$ROOT/bench/gpu/check.sh" "$ROOT/bench/gpu/sdpa_bench.py" "$ROOT/bench/gpu/emulated-small.yaml" "$OUT/"
+# The repository files test_kernels reads (tests/kernels/test_files.h; check.sh points at them).
+for f in bench/gpu/emulated-small.yaml tests/runner/cpu-small.yaml; do
+  mkdir -p "$OUT/src/$(dirname "$f")"
+  cp "$ROOT/$f" "$OUT/src/$f"
+done
 "$ROOT/bench/gpu/bundle_check.sh" "$OUT" 64

@@ -1,11 +1,17 @@
 #!/usr/bin/env bash
 # The device check, run on a lent GPU machine from a bundle made by bench/gpu/bundle.sh (nothing is
 # compiled there): kernel tests, compute-sanitizer on the smallest, our kernels against PyTorch SDPA
-# (naming the backend PyTorch picked), calibrate, an emulated run of a small CP scenario, its
-# prediction with the fresh calibration, and compare. Budget: under 6 minutes.
+# (naming the backend PyTorch picked), calibrate, an emulated run of a small CP scenario, the same
+# scenario shrunk and checked on real data (run --check, every attention tile on the GPU), its
+# prediction with the fresh calibration, and compare. Budget: under 6 minutes. Per step, estimated
+# (not yet measured on a device; each has a hard timeout, the sum of which is larger):
+#   GPU + NCCL lookup ~2 s | kernel tests ~40 s | compute-sanitizer ~30 s | SDPA ~40 s |
+#   calibrate --quick ~60 s | run --emulate-ranks ~40 s | run --check ~20 s | simulate + compare ~5 s
+#   => about 4 minutes.
 #   usage: BUNDLE/check.sh [RESULTS_DIR]          (default: $OUT, else ./check-results)
-# Results (7 files): log.txt (every command's output), summary.txt (the table), sdpa.csv, calib.yaml,
-# measured.json, predicted.json, compare.json.
+# Results (8 files): log.txt (every command's output), summary.txt (the table), sdpa.csv, calib.yaml,
+# measured.json, check.json (run --check: max relative error of O, dQ, dK, dV), predicted.json,
+# compare.json.
 set -uo pipefail
 B=$(cd "$(dirname "$0")" && pwd)
 RES=${1:-${OUT:-$PWD/check-results}}
@@ -13,6 +19,8 @@ mkdir -p "$RES"
 RES=$(cd "$RES" && pwd)   # absolute: the calibration path is passed as a scenario override
 HCPSIM=$B/bin/hcpsim
 SCEN=$B/emulated-small.yaml
+# The repository files the kernel tests read (tests/kernels/test_files.h).
+export HCPSIM_TEST_SOURCE_DIR=$B/src
 LOG=$RES/log.txt
 : > "$LOG"
 t0=$(date +%s)
@@ -53,15 +61,32 @@ run 150 "$HCPSIM" calibrate "$SCEN" --quick --out "$RES/calib.yaml" || status=1
 step "emulated scenario: run --emulate-ranks"
 run 120 "$HCPSIM" run "$SCEN" --emulate-ranks --iterations 3 --trace "$RES/measured.json" || status=1
 
+step "run --check: the emulated scenario shrunk to 512 tokens, real data, every attention tile on the GPU"
+# 512^2 x 32 heads x 128 = 2^30 multiply-adds for the dense reference (limit 2^32): seconds on the CPU.
+log_at=$(stat -c %s "$LOG")
+if run 90 "$HCPSIM" run "$SCEN" model.seq_length=512 --emulate-ranks --check --format json; then
+  checked="pass"; else checked="FAIL"; status=1; fi
+# The JSON object this command printed to the log (after byte log_at): keep it as check.json.
+python3 - "$LOG" "$RES/check.json" "$log_at" <<'PY'
+import json, sys
+text = open(sys.argv[1], errors="replace").read()[int(sys.argv[3]):]
+start = text.rfind("\n{\n")
+try:
+    j = json.loads(text[start + 1:text.index("\n}\n", start) + 2])
+except ValueError:
+    j = {"error": "no JSON from run --check (see log.txt)"}
+json.dump(j, open(sys.argv[2], "w"), indent=2)
+PY
+
 step "prediction with this calibration, and compare"
 run 60 "$HCPSIM" simulate "$SCEN" "cluster.calibration=$RES/calib.yaml" --backend analytic \
   --trace "$RES/predicted.json" || status=1
 "$HCPSIM" compare "$RES/predicted.json" "$RES/measured.json" --format json > "$RES/compare.json" 2>> "$LOG" || status=1
 
 step "summary"
-python3 - "$RES" "$LOG" "$tests" "$sanitizer" <<'PY' | tee "$RES/summary.txt"
+python3 - "$RES" "$LOG" "$tests" "$sanitizer" "$checked" <<'PY' | tee "$RES/summary.txt"
 import csv, json, os, re, sys
-res, log, tests, sanitizer = sys.argv[1:5]
+res, log, tests, sanitizer, checked = sys.argv[1:6]
 ours = {}
 for line in open(log, errors="replace"):
     m = re.match(r"(forward|backward)\s+(causal|none)\s+(\d+)\s+(\d+)\s+(\d+)\s+(\d+)\s+(\d+)\s+([\d.]+)\s+([\d.]+)", line)
@@ -69,6 +94,12 @@ for line in open(log, errors="replace"):
         ours[(m.group(1), m.group(2), m.group(3), m.group(4))] = float(m.group(9))
 nccl = next((l.strip() for l in open(log, errors="replace") if l.startswith("NCCL ") or "libnccl" in l), "NCCL: not used")
 print(f"kernel tests: {tests}; compute-sanitizer: {sanitizer}; {nccl}")
+try:
+    c = json.load(open(os.path.join(res, "check.json")))["check"]
+    print(f"run --check ({checked}): max relative error {c['max_rel_error']:.3g} (O {c['out']:.3g}, dQ {c['dq']:.3g}, "
+          f"dK {c['dk']:.3g}, dV {c['dv']:.3g}; tolerance {c['tolerance']:.0e}; tiles {c.get('tiles', '?')})")
+except (OSError, KeyError, ValueError, TypeError):
+    print(f"run --check ({checked}): no result (see log.txt)")
 print(f"{'pass':9} {'mask':7} {'d':>4} {'n':>6} {'ours TF/s':>10} {'SDPA TF/s':>10} {'ratio':>6}  SDPA backend")
 try:
     for r in csv.DictReader(open(os.path.join(res, "sdpa.csv"))):

@@ -140,7 +140,7 @@ class Runner : public BufferAccess<T> {
       finished = g_.comms()[c].tasks;
     } else {
       const auto t = static_cast<TaskId>(item);
-      run_compute(g_, t, *this);
+      run_compute(g_, t, *this, opt_.tile_kernels);
       finished.push_back(t);
     }
     const double end = now_s();
@@ -230,6 +230,8 @@ class Runner : public BufferAccess<T> {
 
 ExecResult execute_reference(const TaskGraph& g, const Scenario& s, const RankLayout& layout, const ExecOptions& opt,
                              const TaskDoneFn& on_done) {
+  if (opt.use_float && opt.tile_kernels)
+    throw std::invalid_argument("reference: ExecOptions::tile_kernels needs double precision (use_float false)");
   if (opt.use_float) return Runner<float>(g, s, layout, opt, on_done).run();
   return Runner<double>(g, s, layout, opt, on_done).run();
 }

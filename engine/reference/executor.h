@@ -12,6 +12,7 @@
 #include "engine/graph/task_graph.h"
 #include "engine/layout/rank_layout.h"
 #include "engine/reference/tensor.h"
+#include "engine/reference/tile_kernels.h"
 #include "engine/scenario/scenario.h"
 
 namespace hcpsim::reference {
@@ -22,6 +23,9 @@ struct ExecOptions {
   int workers = 1;                // 1: one thread, ready tasks picked in a seeded random order;
                                   // >1: a pool of std::threads
   std::uint64_t order_seed = 7;   // seed of the random ready-task order (workers == 1)
+  // Computes the attention tiles instead of the reference kernels (double only; called from the
+  // worker threads, so it must be thread-safe when workers > 1). Not owned.
+  TileKernels* tile_kernels = nullptr;
 };
 
 // What a rank ends up with for one layer (converted to double); empty tensors when not produced.

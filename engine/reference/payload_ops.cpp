@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <limits>
 #include <stdexcept>
+#include <type_traits>
 
 #include "engine/reference/attention_kernels.h"
 #include "engine/reference/dsa_indexer.h"
@@ -57,7 +58,7 @@ std::int64_t natural_token(std::int64_t A, std::int64_t m, std::int64_t l, std::
 }
 
 template <typename T>
-void compute_op(const TaskGraph& g, TaskId t, const TaskPayload& p, BufferAccess<T>& buf) {
+void compute_op(const TaskGraph& g, TaskId t, const TaskPayload& p, BufferAccess<T>& buf, TileKernels* tiles) {
   const int r = g.task(t).rank;
   auto in = [&](std::size_t i) -> const Tensor<T>& { return buf.get(r, p.in.at(i), t); };
   auto put = [&](std::size_t i, Tensor<T>&& v) { buf.put(r, p.out.at(i), std::move(v), t); };
@@ -215,14 +216,24 @@ void compute_op(const TaskGraph& g, TaskId t, const TaskPayload& p, BufferAccess
       const std::int64_t d_v = separate ? v.D : k.D - q.D;
       if (p.op == PayloadOp::AttnFwd) {
         Tensor<T> o, lse;
-        attention_forward(q, k, v, v_col0, d_v, tile, o, lse, keep);
+        if constexpr (std::is_same_v<T, double>) {
+          if (tiles) tiles->forward(q, k, v, v_col0, d_v, tile, o, lse, keep);
+          else attention_forward(q, k, v, v_col0, d_v, tile, o, lse, keep);
+        } else {
+          attention_forward(q, k, v, v_col0, d_v, tile, o, lse, keep);
+        }
         put(0, std::move(o));
         put(1, std::move(lse));
         return;
       }
       const std::size_t base = separate ? 3 : 2;
       Tensor<T> dq, dk, dv;
-      attention_backward(q, k, v, v_col0, d_v, in(base), in(base + 1), in(base + 2), tile, dq, dk, dv, keep);
+      if constexpr (std::is_same_v<T, double>) {
+        if (tiles) tiles->backward(q, k, v, v_col0, d_v, in(base), in(base + 1), in(base + 2), tile, dq, dk, dv, keep);
+        else attention_backward(q, k, v, v_col0, d_v, in(base), in(base + 1), in(base + 2), tile, dq, dk, dv, keep);
+      } else {
+        attention_backward(q, k, v, v_col0, d_v, in(base), in(base + 1), in(base + 2), tile, dq, dk, dv, keep);
+      }
       put(0, std::move(dq));
       if (separate) {
         put(1, std::move(dk));
@@ -269,8 +280,10 @@ void compute_op(const TaskGraph& g, TaskId t, const TaskPayload& p, BufferAccess
 }  // namespace
 
 template <typename T>
-void run_compute(const TaskGraph& g, TaskId t, BufferAccess<T>& buf) {
-  compute_op(g, t, g.payloads().at(g.payload_of(t)), buf);
+void run_compute(const TaskGraph& g, TaskId t, BufferAccess<T>& buf, TileKernels* tiles) {
+  if constexpr (!std::is_same_v<T, double>)
+    if (tiles) throw std::invalid_argument("reference: other attention tile kernels run in double precision only");
+  compute_op(g, t, g.payloads().at(g.payload_of(t)), buf, tiles);
 }
 
 template <typename T>
@@ -340,8 +353,8 @@ void run_comm(const TaskGraph& g, const CommOp& op, BufferAccess<T>& buf) {
   }
 }
 
-template void run_compute<double>(const TaskGraph&, TaskId, BufferAccess<double>&);
-template void run_compute<float>(const TaskGraph&, TaskId, BufferAccess<float>&);
+template void run_compute<double>(const TaskGraph&, TaskId, BufferAccess<double>&, TileKernels*);
+template void run_compute<float>(const TaskGraph&, TaskId, BufferAccess<float>&, TileKernels*);
 template void run_comm<double>(const TaskGraph&, const CommOp&, BufferAccess<double>&);
 template void run_comm<float>(const TaskGraph&, const CommOp&, BufferAccess<float>&);
 

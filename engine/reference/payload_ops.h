@@ -5,6 +5,7 @@
 
 #include "engine/graph/task_graph.h"
 #include "engine/reference/tensor.h"
+#include "engine/reference/tile_kernels.h"
 
 namespace hcpsim::reference {
 
@@ -22,9 +23,10 @@ class BufferAccess {
 // "KV.L0.v3" style description of a buffer key.
 std::string describe_key(std::uint64_t key);
 
-// Runs the payload of a compute/copy task.
+// Runs the payload of a compute/copy task. `tiles`: computes the attention tiles instead of the
+// reference kernels (double only; std::invalid_argument with float).
 template <typename T>
-void run_compute(const TaskGraph& g, TaskId t, BufferAccess<T>& buf);
+void run_compute(const TaskGraph& g, TaskId t, BufferAccess<T>& buf, TileKernels* tiles = nullptr);
 // Runs a whole communication op (all member tasks at once).
 template <typename T>
 void run_comm(const TaskGraph& g, const CommOp& op, BufferAccess<T>& buf);

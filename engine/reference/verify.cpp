@@ -56,6 +56,7 @@ Tensor<double> dsa_keep(const Scenario& s, std::uint64_t seed, int layer, bool u
 double rel_error(const Tensor<double>& x, const Tensor<double>& ref) {
   double num = 0, den = 0;
   for (std::size_t i = 0; i < ref.v.size(); ++i) {
+    if (!std::isfinite(x.v[i])) return INFINITY;   // a NaN would otherwise vanish in std::max
     num = std::max(num, std::abs(x.v[i] - ref.v[i]));
     den = std::max(den, std::abs(ref.v[i]));
   }

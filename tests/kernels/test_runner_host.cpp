@@ -13,6 +13,7 @@
 #include "engine/schedule/build.h"
 #include "kernels/emulated_run.h"
 #include "kernels/task_timer.h"
+#include "test_files.h"
 
 namespace hcpsim {
 namespace {
@@ -114,7 +115,7 @@ TEST(RunnerAttention, SectionsMapToKernelMasksAndBadShapesNameTheTask) {
 }
 
 TEST(RunnerScenario, CheckScenarioIsRunnableByTheGpuKernels) {
-  const Scenario s = load_scenario_file(std::string(HCPSIM_SOURCE_DIR) + "/bench/gpu/emulated-small.yaml");
+  const Scenario s = load_scenario_file(test::source_file("bench/gpu/emulated-small.yaml"));
   ASSERT_FALSE(validate(s).has_errors());
   const TaskGraph g = build_task_graph(s, RankLayout::from_scenario(s), graph_options_from(s));
   ASSERT_EQ(g.world_size, 8);

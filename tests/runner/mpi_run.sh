@@ -3,6 +3,10 @@
 # flags CI needs (oversubscribed ranks on 2 cores; --allow-run-as-root when root) and checks the
 # outcome of one mode:
 #   check   NP HCPSIM FILE [overrides]   --check --format json: exit 0 and a max_rel_error below 1e-4
+#   check-bf16 NP HCPSIM FILE [overrides] the same with HCPSIM_CHECK_TILES=cpu-bf16 (every attention tile
+#                                         rounded to bf16 as `run --check` on GPUs does): exit 0, the JSON
+#                                         names the tiles, max_rel_error above 1e-6 (rounding visible) and
+#                                         below the reported tolerance
 #   fail    NP HCPSIM FILE RANK TASK      HCPSIM_RUNNER_FAIL=RANK:TASK: nonzero exit within 10 s, and
 #                                         the message names the rank and the task
 #   hang    NP HCPSIM FILE RANK TASK      HCPSIM_RUNNER_FAIL=RANK:TASK:hang with --timeout 3: another rank
@@ -26,6 +30,19 @@ case "$mode" in
     [ -n "$err" ] || fail "no max_rel_error in the output"
     awk -v e="$err" 'BEGIN { exit !(e < 1e-4) }' || fail "max_rel_error $err >= 1e-4"
     echo "ok: max_rel_error $err"
+    ;;
+  check-bf16)
+    out=$(HCPSIM_CHECK_TILES=cpu-bf16 timeout 120 "${launcher[@]}" "$hcpsim" -q run "$file" "$@" --device cpu --check \
+          --format json 2>&1)
+    rc=$?
+    echo "$out"
+    [ $rc -eq 0 ] || fail "exit code $rc"
+    printf '%s\n' "$out" | grep -q '"tiles": "cpu bf16"' || fail "the check does not name the bf16 tiles"
+    err=$(printf '%s\n' "$out" | sed -n 's/.*"max_rel_error": *\([0-9.eE+-]*\).*/\1/p' | head -1)
+    tol=$(printf '%s\n' "$out" | sed -n 's/.*"tolerance": *\([0-9.eE+-]*\).*/\1/p' | head -1)
+    [ -n "$err" ] && [ -n "$tol" ] || fail "no max_rel_error or tolerance in the output"
+    awk -v e="$err" -v t="$tol" 'BEGIN { exit !(e > 1e-6 && e < t) }' || fail "max_rel_error $err not in (1e-6, $tol)"
+    echo "ok: max_rel_error $err with bf16 tiles (tolerance $tol)"
     ;;
   fail)
     rank=$1 task=$2

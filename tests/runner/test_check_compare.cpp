@@ -2,6 +2,8 @@
 // pass, and one wrong gradient value on one rank fails it.
 #include <gtest/gtest.h>
 
+#include <cmath>
+#include <limits>
 #include <string>
 
 #include "engine/layout/rank_layout.h"
@@ -34,6 +36,13 @@ TEST(CheckCompare, ExactResultsPassAndOneWrongValueFails) {
   EXPECT_FALSE(bad.ok);
   EXPECT_GT(bad.dk, 1e-4);
   EXPECT_LT(bad.out, 1e-12);   // only dK was touched
+
+  dk.v[dk.v.size() / 2] -= 0.5;   // a NaN (a broken GPU kernel's typical output) fails too
+  ex.results.at(3).at(0).dq.v[1] = std::numeric_limits<double>::quiet_NaN();
+  const auto nan = reference::compare_with_dense(s, layout, g.layers, eo.seed, 1e-4, ex.results);
+  EXPECT_FALSE(nan.ok);
+  EXPECT_TRUE(std::isinf(nan.dq)) << nan.dq;
+  EXPECT_LT(nan.dk, 1e-12);
 
   ex.results.at(2).erase(0);   // a rank without results is reported, not skipped
   const auto missing = reference::compare_with_dense(s, layout, g.layers, eo.seed, 1e-4, ex.results);
