@@ -57,7 +57,7 @@ void build_dfa_forward(ScheduleContext& ctx) {
     ++n;
   };
 
-  for (int t = 0; t < std::max(X, m + 1); ++t) {
+  for (int t = 0; t < X; ++t) {   // X >= m + 1 exchanges; steps 0..m compute
     for (std::size_t gi = 0; gi < groups.size(); ++gi) {
       const auto& grp = groups[gi];
       CommOp op;
