@@ -21,7 +21,7 @@ const std::vector<std::string>& metrics_of(CaseKind k) {
       "attention_forward_ms", "attention_backward_ms", "attention_fwd_bwd_ms",
       "layer_forward_ms", "layer_backward_ms",
       "attention_forward_tflops_per_gpu", "attention_backward_tflops_per_gpu",
-      "prefill_ms", "step_s"};
+      "prefill_ms", "step_s", "train_step_s"};
   switch (k) {
     case CaseKind::Kernel: return kernel;
     case CaseKind::Collective: return collective;

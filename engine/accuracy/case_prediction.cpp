@@ -69,6 +69,16 @@ double scenario_metric(const AccuracyCase& c, const Report& r, const Scenario& s
   // Pipeline stages run one after another in a prefill: the whole model's forward.
   if (m == "prefill_ms") return r.layer_forward_s * s.model.num_layers * 1e3;
   if (m == "step_s") return r.step_s;
+  // The whole training step (compose_step): the layers with recomputation, embedding, output layer
+  // and loss, pipeline, DP gradient reduction and the optimizer.
+  if (m == "train_step_s") {
+    if (s.train.mode != TrainMode::Train)
+      throw_case_error(c, "metric", "metric train_step_s needs train.mode: train", {"use prefill_ms for a prefill"});
+    if (!r.step)
+      throw_case_error(c, "metric", "metric train_step_s needs the composed training step, which this scenario does not have",
+                       {"global_batch_size must be a multiple of micro_batch_size x dp, and num_layers of pp x vpp"});
+    return r.step->time_s;
+  }
   throw std::logic_error("scenario case " + c.name + ": unhandled metric " + m);
 }
 

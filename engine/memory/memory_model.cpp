@@ -93,6 +93,13 @@ CpBuffers cp_buffers(const Scenario& s, CpCommType type) {
       out.forward_bytes = cp * m_kv;                      // full K/V
       out.backward_bytes = 2.0 * cp * m_kv;               // re-gathered K/V + full-length dK/dV
       break;
+    case CpCommType::DistFlashAttn:
+      // Two peer buffers each (one filled by the fetch in flight, one read by the kernel): peer K/V,
+      // peer Q and the partial output with its two fp32 statistics; backward also peer out, dout, lse
+      // and the dQ/dK/dV deltas that travel back.
+      out.forward_bytes = 2.0 * (m_kv + t_q + t_o + 2.0 * lse);
+      out.backward_bytes = 2.0 * (m_kv + t_q + 2.0 * t_o + lse) + 2.0 * (t_q + 2.0 * m_kv);
+      break;
     case CpCommType::A2AP2P: {
       const auto& hs = s.model.hierarchical_context_parallel_sizes;
       const int ring = hs.size() == 2 && hs[1] > 0 ? hs[1] : cp;
@@ -117,6 +124,8 @@ Recompute recompute_of(const Scenario& s, const MemoryOptions& o) {
     case RecomputeGranularity::None: return Recompute::None;
     case RecomputeGranularity::Selective: return Recompute::Selective;
     case RecomputeGranularity::Full: return Recompute::Full;
+    // One checkpoint per layer (the attention output instead of the layer input): Full's footprint.
+    case RecomputeGranularity::NonAttention: return Recompute::Full;
   }
   return Recompute::None;
 }

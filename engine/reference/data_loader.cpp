@@ -53,7 +53,7 @@ std::int64_t global_token(std::int64_t l, int cp_index, int cp, std::int64_t s_l
 
 std::int64_t global_token_of(const Scenario& s, std::int64_t l, int cp_index) {
   const std::int64_t sl = s.model.seq_length / s.cp();
-  if (s.hyperparallel_cp()) return cp_index * sl + l;
+  if (s.hyperparallel_cp() || s.distflashattn_cp()) return cp_index * sl + l;
   return global_token(l, cp_index, s.cp(), sl);
 }
 

@@ -27,7 +27,8 @@ Tensor<double> global_input(const Scenario& s, std::uint64_t seed, int layer, In
 // Global token position of local token l on CP index i (dual-chunk layout); s_local = S/cp.
 std::int64_t global_token(std::int64_t l, int cp_index, int cp, std::int64_t s_local);
 // The scenario's sharding: dual-chunk (Megatron's loader), or contiguous slices [i*s, (i+1)*s) with
-// a `hyperparallel:` section (HyperParallel gives each CP rank its own slice of the sequence).
+// a `hyperparallel:` section (HyperParallel gives each CP rank its own slice of the sequence) or with
+// cp_comm_type dfa (DistFlashAttn: one chunk per CP rank).
 std::int64_t global_token_of(const Scenario& s, std::int64_t l, int cp_index);
 // Global query head of local head j on TP rank t; global KV head of local KV head j.
 std::int64_t global_q_head(const Scenario& s, int tp_rank, std::int64_t j);

@@ -25,13 +25,14 @@ std::optional<CpCommType> comm_type_of(const YAML::Node& n, const std::string& p
   if (*s == "all_gather") return CpCommType::AllGather;
   if (*s == "a2a") return CpCommType::A2A;
   if (*s == "a2a+p2p") return CpCommType::A2AP2P;
+  if (*s == "dfa") return CpCommType::DistFlashAttn;
   if (*s == "allgather") {
     r.error(n, path, "Unsupported communication type: allgather!",
             {"Transformer Engine spells it 'all_gather' (Megatron's --cp-comm-type help text says "
              "'allgather', which TE rejects)"});
   } else {
     r.error(n, path, "Unsupported communication type: " + *s + "!",
-            {"valid values: p2p, all_gather, a2a, a2a+p2p (or a list with one per layer)"});
+            {"valid values: p2p, all_gather, a2a, a2a+p2p (or a list with one per layer), or dfa (DistFlashAttn, all layers)"});
   }
   return std::nullopt;
 }
@@ -66,8 +67,10 @@ void convert_model(const YAML::Node& m, YamlReader& r, Scenario& s) {
   if (const YAML::Node n = m["virtual_pipeline_model_parallel_size"]; n.IsDefined() && !n.IsNull())
     set_int("virtual_pipeline_model_parallel_size", mo.virtual_pipeline_model_parallel_size);
   if (const YAML::Node n = m["recompute_granularity"]; n.IsDefined() && !n.IsNull()) {
-    if (auto v = r.get_choice(m, P, "recompute_granularity", {"selective", "full"}))
-      mo.recompute_granularity = *v == "full" ? RecomputeGranularity::Full : RecomputeGranularity::Selective;
+    if (auto v = r.get_choice(m, P, "recompute_granularity", {"selective", "full", "non_attention"}))
+      mo.recompute_granularity = *v == "full"            ? RecomputeGranularity::Full
+                                 : *v == "non_attention" ? RecomputeGranularity::NonAttention
+                                                         : RecomputeGranularity::Selective;
   }
   if (const YAML::Node n = m["recompute_method"]; n.IsDefined() && !n.IsNull()) {
     if (auto v = r.get_choice(m, P, "recompute_method", {"uniform", "block"}))

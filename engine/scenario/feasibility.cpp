@@ -59,6 +59,7 @@ double ring_steps(const Scenario& s, CpCommType t) {
   if (cp <= 1) return 1;
   switch (t) {
     case CpCommType::P2P: return cp;
+    case CpCommType::DistFlashAttn: return cp / 2 + 2.0;
     case CpCommType::A2AP2P:
       return s.model.hierarchical_context_parallel_sizes.size() == 2 ? s.model.hierarchical_context_parallel_sizes[1] + 2.0
                                                                      : cp;

@@ -11,12 +11,13 @@ namespace {
 constexpr auto kCommTypeNames = std::to_array<EnumName<CpCommType>>({{CpCommType::P2P, "p2p"},
                                                                      {CpCommType::AllGather, "all_gather"},
                                                                      {CpCommType::A2A, "a2a"},
-                                                                     {CpCommType::A2AP2P, "a2a+p2p"}});
+                                                                     {CpCommType::A2AP2P, "a2a+p2p"},
+                                                                     {CpCommType::DistFlashAttn, "dfa"}});
 constexpr auto kKernelNames = std::to_array<EnumName<AttentionKernel>>(
     {{AttentionKernel::CuDNN, "cudnn"}, {AttentionKernel::FA2, "fa2"}, {AttentionKernel::FA3, "fa3"}});
 constexpr auto kGranularityNames = std::to_array<EnumName<RecomputeGranularity>>(
     {{RecomputeGranularity::None, "none"}, {RecomputeGranularity::Selective, "selective"},
-     {RecomputeGranularity::Full, "full"}});
+     {RecomputeGranularity::Full, "full"}, {RecomputeGranularity::NonAttention, "non_attention"}});
 
 }  // namespace
 
@@ -51,6 +52,11 @@ CpCommType Scenario::comm_type_for_layer(int layer) const {
   if (model.cp_comm_type.empty()) return CpCommType::P2P;
   if (model.cp_comm_type.size() == 1) return model.cp_comm_type.front();
   return model.cp_comm_type.at(static_cast<std::size_t>(layer) % model.cp_comm_type.size());
+}
+
+bool Scenario::distflashattn_cp() const {
+  return !hyperparallel_cp() && std::find(model.cp_comm_type.begin(), model.cp_comm_type.end(),
+                                          CpCommType::DistFlashAttn) != model.cp_comm_type.end();
 }
 
 int Scenario::heads_per_tp_rank() const { return model.num_attention_heads / tp(); }

@@ -11,15 +11,20 @@
 
 namespace hcpsim {
 
-enum class CpCommType { P2P, AllGather, A2A, A2AP2P };
+// DistFlashAttn: DistFlashAttn's load-balanced causal ring (docs/schedules.md "DistFlashAttn"), not a
+// Transformer Engine comm type; spelled `dfa` in model.cp_comm_type.
+enum class CpCommType { P2P, AllGather, A2A, A2AP2P, DistFlashAttn };
 enum class MaskType { Causal, NoMask };
 enum class DType { BF16, FP16 };
 enum class Topology { FatTree, Star };
 // train.mode: a training step (forward + backward + DP + optimizer) or a long-context prefill
 // (forward only of the whole model, time to first token).
 enum class TrainMode { Train, Prefill };
-// Megatron's recompute_granularity (None = not set) and recompute_method.
-enum class RecomputeGranularity { None, Selective, Full };
+// Megatron's recompute_granularity (None = not set) and recompute_method. NonAttention is hcpsim's
+// name for DistFlashAttn's rematerialization-aware checkpointing: the checkpoint sits at the
+// attention output, so the backward recomputes every layer's forward except the core attention
+// (the opposite of Selective, which recomputes the core attention only).
+enum class RecomputeGranularity { None, Selective, Full, NonAttention };
 enum class RecomputeMethod { Uniform, Block };
 
 // "p2p", "all_gather", "a2a", "a2a+p2p"
@@ -199,6 +204,9 @@ struct Scenario {
   CpCommType comm_type_for_layer(int layer) const;
   // True when the `hyperparallel:` section selects MindSpore HyperParallel's CP instead of cp_comm_type.
   bool hyperparallel_cp() const { return hyperparallel.enabled; }
+  // True when cp_comm_type selects DistFlashAttn (`dfa`; validation keeps it on every layer): the
+  // sequence is sharded contiguously, one chunk per CP rank, instead of Megatron's dual chunks.
+  bool distflashattn_cp() const;
   // Query heads and KV heads per TP rank (h_t, g_t of docs/schedules.md).
   int heads_per_tp_rank() const;
   int kv_heads_per_tp_rank() const;

@@ -116,7 +116,15 @@ void check_sizes(const Scenario& s, Checker& c) {
             {"set model.kv_channels (the head dimension)"});
   // Rule 4 (Megatron-LM validate_args).
   // (HyperParallel shards contiguously: its own rule is in validate_hyperparallel.cpp.)
-  if (!s.hyperparallel_cp() && cp > 1 && m.seq_length > 0 && m.seq_length % (2LL * cp) != 0) {
+  // (DistFlashAttn shards contiguously too: one chunk per CP rank, so a multiple of cp.)
+  if (s.distflashattn_cp() && cp > 1 && m.seq_length > 0 && m.seq_length % cp != 0) {
+    const long long lo = m.seq_length / cp * cp, hi = lo + cp;
+    c.error("model.seq_length",
+            "cp_comm_type=dfa splits the sequence into one chunk per CP rank: seq_length (" +
+                std::to_string(m.seq_length) + ") must be a multiple of context_parallel_size (" + std::to_string(cp) + ")",
+            {"nearest valid: " + (lo > 0 ? std::to_string(lo) + " or " : std::string()) + std::to_string(hi)});
+  }
+  if (!s.hyperparallel_cp() && !s.distflashattn_cp() && cp > 1 && m.seq_length > 0 && m.seq_length % (2LL * cp) != 0) {
     const long long q = 2LL * cp, lo = m.seq_length / q * q, hi = lo + q;
     std::vector<std::string> hints;
     hints.push_back("seq_length must divide into 2*cp = " + std::to_string(q) + " chunks; nearest valid: " +
@@ -138,6 +146,19 @@ void check_comm(const Scenario& s, Checker& c) {
     c.error("model.cp_comm_type", "Length of cp_comm_type (" + std::to_string(m.cp_comm_type.size()) +
                                       ") must equal num_layers (" + std::to_string(m.num_layers) + ").",
             {"give one entry per layer, or a single name for all layers"});
+  // DistFlashAttn shards the sequence its own way (one contiguous chunk per CP rank), so it cannot share
+  // a layer list with the TE types, which need Megatron's dual-chunk shards.
+  if (uses(s, CpCommType::DistFlashAttn) &&
+      std::any_of(m.cp_comm_type.begin(), m.cp_comm_type.end(), [](CpCommType t) { return t != CpCommType::DistFlashAttn; }))
+    c.error("model.cp_comm_type",
+            "cp_comm_type 'dfa' (DistFlashAttn) cannot be mixed with other comm types: its contiguous sequence shards "
+            "differ from the dual-chunk shards that p2p, a2a, all_gather and a2a+p2p read",
+            {"use cp_comm_type: dfa for every layer, or no dfa entry"});
+  if (uses(s, CpCommType::DistFlashAttn) && m.attn_mask_type != MaskType::Causal)
+    c.error("model.cp_comm_type",
+            "cp_comm_type 'dfa' (DistFlashAttn) balances the blocks of a causal mask; attn_mask_type is " +
+                std::string(to_string(m.attn_mask_type)),
+            {"set model.attn_mask_type: causal, or use cp_comm_type: p2p for an unmasked layer"});
   // Rule 6.
   const bool hier = uses(s, CpCommType::A2AP2P);
   const int h_t = s.tp() > 0 ? m.num_attention_heads / s.tp() : 0;

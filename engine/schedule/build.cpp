@@ -9,6 +9,7 @@
 #include "engine/schedule/a2a_ulysses.h"
 #include "engine/schedule/all_gather.h"
 #include "engine/schedule/build.h"
+#include "engine/schedule/dfa_schedule.h"
 #include "engine/schedule/hp_context_parallel.h"
 #include "engine/schedule/hp_dsa.h"
 #include "engine/schedule/layer_ops.h"
@@ -44,7 +45,8 @@ void check_inputs(const Scenario& s, const RankLayout& layout, const GraphOption
   // Megatron's dual-chunk layout needs 2*cp chunks; HyperParallel shards contiguously (cp slices,
   // halved again by load_balance).
   const bool hp = s.hyperparallel_cp();
-  const long long chunks = hp && !s.hyperparallel.load_balance ? s.cp() : 2LL * s.cp();
+  // DistFlashAttn: one chunk per CP rank.
+  const long long chunks = (hp && !s.hyperparallel.load_balance) || s.distflashattn_cp() ? s.cp() : 2LL * s.cp();
   if (s.model.seq_length <= 0 || s.model.seq_length % chunks != 0)
     fail("model.seq_length (" + std::to_string(s.model.seq_length) + ") must be a positive multiple of " +
          (chunks == s.cp() ? "cp = " : "2*cp = ") + std::to_string(chunks));
@@ -93,6 +95,9 @@ void build_attention(schedule::ScheduleContext& ctx, CpCommType type) {
     case CpCommType::A2AP2P:
       fwd ? schedule::build_a2a_p2p_forward(ctx) : schedule::build_a2a_p2p_backward(ctx);
       break;
+    case CpCommType::DistFlashAttn:
+      fwd ? schedule::build_dfa_forward(ctx) : schedule::build_dfa_backward(ctx);
+      break;
   }
 }
 
@@ -128,7 +133,7 @@ void build_layer_pass(schedule::ScheduleContext& ctx, const Scenario& s, int lay
     return;
   }
   if (ctx.options.whole_layer) hook(LayerPart::BeforeAttention);
-  build_attention(ctx, s.comm_type_for_layer(layer));
+  if (ctx.options.attention) build_attention(ctx, s.comm_type_for_layer(layer));
   if (ctx.options.whole_layer) hook(LayerPart::AfterAttention);
 }
 

@@ -15,6 +15,9 @@ struct GraphOptions {
   bool backward = true;
   int layers = 1;                 // layers built explicitly
   bool whole_layer = false;       // add GEMMs and TP collectives around attention (needs ffn_hidden_size)
+  // false: whole_layer's operations without the CP attention between them (the recomputation of
+  // recompute_granularity non_attention, which keeps the attention outputs).
+  bool attention = true;
   bool with_payloads = false;     // fill TaskPayload for the reference executor
   // Testing only: reproduce the silent-disable pitfall (docs/schedules.md): each rank attends to its own chunk.
   bool silent_disable_pitfall = false;

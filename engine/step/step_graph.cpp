@@ -110,8 +110,14 @@ class StepGraphBuilder {
 
  private:
   // --- layer graphs ---------------------------------------------------------------------------
-  const LayerTemplate& layer_template(CpCommType type, bool attention_only) {
-    const int k = static_cast<int>(type) * 2 + (attention_only ? 1 : 0);
+  // What a copied layer pass holds: the whole layer, its CP attention alone (selective
+  // recomputation), or the layer without its CP attention (non_attention recomputation).
+  enum class Part { Whole, AttentionOnly, WithoutAttention };
+  static int template_key(CpCommType type, Part part) { return static_cast<int>(type) * 3 + static_cast<int>(part); }
+
+  const LayerTemplate& layer_template(CpCommType type, Part part) {
+    const bool attention_only = part == Part::AttentionOnly;
+    const int k = template_key(type, part);
     auto& slot = templates_[k];
     if (!slot) {
       Scenario one = s_;
@@ -119,7 +125,8 @@ class StepGraphBuilder {
       GraphOptions o;
       o.layers = 1;
       o.whole_layer = !attention_only && s_.model.ffn_hidden_size > 0;
-      o.backward = !attention_only;
+      o.backward = part == Part::Whole;
+      o.attention = part != Part::WithoutAttention;
       slot = std::make_unique<LayerTemplate>(one, layout_, o);
       attention_map_[k].assign(slot->graph().attention_shapes().size(), kNone);
     }
@@ -128,10 +135,10 @@ class StepGraphBuilder {
 
   // Copies one pass of layer `layer` for stage `st`: its first tasks on each rank wait for that
   // rank's frontier, which becomes the copy's last tasks.
-  void add_layer_pass(int st, int layer, Pass pass, bool attention_only = false) {
+  void add_layer_pass(int st, int layer, Pass pass, Part what = Part::Whole) {
     const CpCommType type = s_.comm_type_for_layer(layer);
-    const LayerTemplate& t = layer_template(type, attention_only);
-    auto& amap = attention_map_[static_cast<int>(type) * 2 + (attention_only ? 1 : 0)];
+    const LayerTemplate& t = layer_template(type, what);
+    auto& amap = attention_map_[template_key(type, what)];
     const TaskGraph& tg = t.graph();
     const PassPart& part = t.part(pass, st);
     std::vector<TaskId> id(part.tasks.size());
@@ -356,7 +363,10 @@ class StepGraphBuilder {
       const int layer = layer_of(st, c, i);
       switch (model.recompute_granularity) {
         case RecomputeGranularity::None: break;
-        case RecomputeGranularity::Selective: add_layer_pass(st, layer, Pass::Forward, true); break;
+        case RecomputeGranularity::Selective: add_layer_pass(st, layer, Pass::Forward, Part::AttentionOnly); break;
+        case RecomputeGranularity::NonAttention:
+          if (s_.model.ffn_hidden_size > 0) add_layer_pass(st, layer, Pass::Forward, Part::WithoutAttention);
+          break;
         case RecomputeGranularity::Full:
           if (model.recompute_method == RecomputeMethod::Uniform || i < std::max(1, model.recompute_num_layers))
             add_layer_pass(st, layer, Pass::Forward);

@@ -158,6 +158,9 @@ StepReport compose_step(const Scenario& s, const LayerTimes& lt, const StepOptio
         recompute_chunk_s = n * lt.layer_forward_s;
         break;
       }
+      case RecomputeGranularity::NonAttention:   // everything but the core attention (attention-only times: nothing)
+        recompute_chunk_s = layers_per_chunk * std::max(0.0, lt.layer_forward_s - lt.attention_forward_s);
+        break;
     }
   }
   // Embedding (first stage), output layer and loss (last stage): step_work.h.

@@ -249,6 +249,31 @@ TEST(ScenarioCase, MetricNeedsThePassItReads) {
   }
 }
 
+// train_step_s: the composed whole step (report step.time_s), which adds embedding, output layer,
+// DP reduction and the optimizer to the layers: longer than step_s on the same scenario.
+TEST(ScenarioCase, TrainStepIsTheComposedStep) {
+  const std::string head =
+      "kind: scenario\nrole: fit\nsource: {citation: c, where: w}\nsetup: s\n"
+      "scenario:\n  name: x\n  model: {num_layers: 4, hidden_size: 1024, num_attention_heads: 8, ffn_hidden_size: 4096,\n"
+      "          seq_length: 8192, context_parallel_size: 4, cp_comm_type: dfa, vocab_size: 32000,\n"
+      "          recompute_granularity: non_attention}\n  cluster: {preset: dgx-a100, nodes: 1}\n";
+  const AccuracyCase c = load_case_text(head + "metric: train_step_s\nmeasured: 1\n", "train.yaml");
+  const AccuracyCase layers = load_case_text(head + "metric: step_s\nmeasured: 1\n", "layers.yaml");
+  auto analytic = engine_backends().create("analytic");
+  const SimulationResult r = simulate_scenario(case_scenario(c), *analytic);
+  ASSERT_TRUE(r.report.step.has_value());
+  EXPECT_DOUBLE_EQ(predict_case(c, engine_backends()), r.report.step->time_s);
+  EXPECT_GT(predict_case(c, engine_backends()), predict_case(layers, engine_backends()));
+  AccuracyCase prefill = load_case_text(head + "metric: train_step_s\nmeasured: 1\n", "prefill.yaml");
+  prefill.scenario.overrides.push_back("train.mode=prefill");
+  try {
+    predict_case(prefill, engine_backends());
+    FAIL() << "predicted";
+  } catch (const CaseError& e) {
+    EXPECT_NE(std::string(e.what()).find("metric train_step_s needs train.mode: train"), std::string::npos) << e.what();
+  }
+}
+
 TEST(Prediction, UnknownBackendNamesTheAvailableOnes) {
   AccuracyCase c = suite_case("kernel-fwd-2k");
   c.backend = "simgrid";   // not registered in this engine-only registry

@@ -63,6 +63,24 @@ TEST(Validate, Rule4_SeqLength) {
   EXPECT_EQ(find(f, "seq-length")->line, 7);
 }
 
+TEST(Validate, DistFlashAttnShardsAndMask) {
+  // One chunk per CP rank: a multiple of cp is enough (131064 = 8 x 16383 is not a multiple of 16).
+  const auto ok = check({"model.cp_comm_type=dfa", "model.seq_length=131064"});
+  EXPECT_FALSE(ok.has_errors()) << format_diagnostics(ok, "t.yaml");
+  const auto d = validate(load(std::string(kBase).replace(std::string(kBase).find("131072"), 6, "131071"),
+                               {"model.cp_comm_type=dfa"}));
+  const auto& e = expect_error(d, "cp_comm_type=dfa splits the sequence into one chunk per CP rank", "model.seq_length");
+  EXPECT_EQ(e.line, 7);
+  EXPECT_GT(e.column, 0);
+  ASSERT_FALSE(e.hints.empty());
+  EXPECT_NE(e.hints[0].find("131064 or 131072"), std::string::npos);
+  expect_error(check({"model.cp_comm_type=dfa", "model.attn_mask_type=no_mask"}), "balances the blocks of a causal mask",
+               "model.cp_comm_type");
+  expect_error(check({"model.num_layers=2", "model.cp_comm_type=[dfa, p2p]"}), "cannot be mixed with other comm types",
+               "model.cp_comm_type");
+  EXPECT_FALSE(check({"model.num_layers=2", "model.cp_comm_type=[dfa, dfa]"}).has_errors());
+}
+
 TEST(Validate, Rule5_CommTypeNamesAndListLength) {
   auto d = test::load_errors(kBase, {"model.cp_comm_type=allgather"});
   const Diagnostic* e = find(d, "Unsupported communication type: allgather!");

@@ -79,6 +79,8 @@ inline std::vector<StepCase> step_cases() {
   v.push_back({.name = "pp2-m4-allreduce", .overlap_grad_reduce = false, .distributed_optimizer = false});
   v.push_back({.name = "pp2-m4-full-recompute", .recompute = RecomputeGranularity::Full});
   v.push_back({.name = "pp2-m4-a2a", .comm = CpCommType::A2A});
+  // DistFlashAttn's checkpointing: the graph recomputes each layer without its CP attention.
+  v.push_back({.name = "pp2-m4-non-attention-recompute", .recompute = RecomputeGranularity::NonAttention});
   v.push_back({.name = "pp4-m8-2nics", .pp = 4, .micro_batches = 8, .nics_per_node = 2});
   v.push_back({.name = "pp4-m8-1nic", .pp = 4, .micro_batches = 8, .nics_per_node = 1});
   return v;

@@ -126,6 +126,15 @@ TEST(StepModel, RecomputationAddsTheForwardAgain) {
   EXPECT_NEAR(compose_step(s, fixed_layer()).recompute_s, 4 * 1e-3, 1e-12);
   s.model.recompute_granularity = RecomputeGranularity::Selective;
   EXPECT_NEAR(compose_step(s, fixed_layer()).recompute_s, 32 * 0.4e-3, 1e-12);
+  // non_attention (DistFlashAttn's checkpoint at the attention output): the layer forward without
+  // its attention, every layer.
+  s.model.recompute_granularity = RecomputeGranularity::NonAttention;
+  const StepReport non_attention = compose_step(s, fixed_layer());
+  EXPECT_NEAR(non_attention.recompute_s, 32 * (1e-3 - 0.4e-3), 1e-12);
+  EXPECT_NEAR(non_attention.stage_backward_s - none.stage_backward_s, 32 * 0.6e-3, 1e-12);
+  LayerTimes attention_only = fixed_layer();   // attention-only layer times: nothing else to recompute
+  attention_only.layer_forward_s = attention_only.attention_forward_s;
+  EXPECT_NEAR(compose_step(s, attention_only).recompute_s, 0.0, 1e-15);
   // Model FLOPs do not count recomputation: same FLOPs, longer step, lower MFU.
   EXPECT_LT(full.mfu, none.mfu);
 }
