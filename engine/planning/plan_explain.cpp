@@ -85,7 +85,11 @@ std::string hyperparallel_reason(const PlanCandidate& c, const Scenario& s) {
              " MiB more K/V kept per layer)";
       break;
   }
-  if (hp.style == HpStyle::AsyncContextParallel && hp.async_effective())
+  if (hp.style == HpStyle::AsyncDSA)
+    why += ", DSA top-k " + std::to_string(s.model.dsa.index_topk) + " with the key-side gathers started from their projections";
+  else if (hp.style == HpStyle::DSA)
+    why += ", DSA top-k " + std::to_string(s.model.dsa.index_topk);
+  else if (hp.style == HpStyle::AsyncContextParallel && hp.async_effective())
     why += hp.mode(c.cp) == HpMode::Hybrid ? ", all-to-alls started after the projections" : ", collectives started after the projections";
   return why;
 }

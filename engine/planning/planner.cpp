@@ -76,7 +76,7 @@ std::vector<PlanCandidate> hyperparallel_layouts(PlanCandidate c, const std::vec
   for (HpStyle st : styles) {
     c.hp_style = st;
     std::vector<std::pair<int, bool>> modes;   // (ulysses_degree, load_balance)
-    if (st == HpStyle::DSA) {
+    if (st == HpStyle::DSA || st == HpStyle::AsyncDSA) {
       modes = {{1, false}};
     } else {
       modes = {{0, false}, {1, false}};
@@ -112,8 +112,8 @@ std::string PlanCandidate::label() const {
     h.style = hp_style;
     h.ulysses_degree = ulysses_degree;
     s += " hp";
-    if (hp_style == HpStyle::AsyncContextParallel) s += " async";
-    if (hp_style == HpStyle::DSA) s += " dsa";
+    if (hp_style == HpStyle::AsyncContextParallel || hp_style == HpStyle::AsyncDSA) s += " async";
+    if (hp_style == HpStyle::DSA || hp_style == HpStyle::AsyncDSA) s += " dsa";
     s += std::string(" ") + to_string(h.mode(cp));
     if (h.mode(cp) == HpMode::Hybrid) s += " u=" + std::to_string(ulysses_degree);
     if (load_balance) s += " lb";
@@ -157,7 +157,7 @@ std::vector<PlanCandidate> enumerate_candidates(const Scenario& base, int gpus, 
   std::vector<HpStyle> hp_styles;
   if (base_hp) hp_styles = {base.hyperparallel.style};
   else if (search.hyperparallel) hp_styles = {HpStyle::ContextParallel, HpStyle::AsyncContextParallel};
-  const bool megatron_cp = !(base_hp && base.hyperparallel.style == HpStyle::DSA);
+  const bool megatron_cp = !(base_hp && base.hyperparallel.dsa());
   if (train && search.distributed_optimizer && !memory.distributed_optimizer) dist_opts = {true, false};
   for (int pp : pps) {
     std::vector<int> vpps{search.pipeline ? 1 : base.vpp()};

@@ -41,7 +41,7 @@ std::string layer_cache_key(const Scenario& s, const std::string& backend) {
     const auto& h = t.hyperparallel;
     k += std::string("|hp:") + to_string(h.style) + ",u" + std::to_string(h.ulysses(t.cp())) + (h.load_balance ? ",lb" : "") +
          "," + to_string(h.layout);
-    if (h.style == HpStyle::DSA)
+    if (h.dsa())
       k += ",dsa" + std::to_string(t.model.dsa.index_topk) + "x" + std::to_string(t.model.dsa.index_n_heads) + "x" +
            std::to_string(t.model.dsa.index_head_dim);
   }

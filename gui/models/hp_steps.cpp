@@ -47,7 +47,7 @@ std::string mode_title(const Scenario& s) {
   }
   if (hp.load_balance) t += ", load_balance";
   if (hp.style == HpStyle::AsyncContextParallel && !hp.async_effective()) t += " (synchronous fallback)";
-  if (hp.style == HpStyle::DSA) t += ", top-k " + std::to_string(s.model.dsa.index_topk);
+  if (hp.dsa()) t += ", top-k " + std::to_string(s.model.dsa.index_topk);
   return t;
 }
 

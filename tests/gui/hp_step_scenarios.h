@@ -31,6 +31,9 @@ inline std::vector<HpCase> hp_cases() {
       {"dsa", hybrid,
        with({"hyperparallel.style=DSA", "hyperparallel.ulysses_degree=1", "model.dsa.index_topk=2048",
              "model.dsa.index_n_heads=64", "model.dsa.index_head_dim=128"})},
+      {"async_dsa", hybrid,
+       with({"hyperparallel.style=AsyncDSA", "hyperparallel.ulysses_degree=1", "model.dsa.index_topk=2048",
+             "model.dsa.index_n_heads=64", "model.dsa.index_head_dim=128"})},
   };
 }
 

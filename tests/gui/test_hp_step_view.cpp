@@ -56,7 +56,7 @@ TEST_P(HpStepViewAllModes, DrawsEveryStepsGroupsAndMessages) {
 }
 
 INSTANTIATE_TEST_SUITE_P(Modes, HpStepViewAllModes, ::testing::ValuesIn(hp_cases()),
-                         [](const auto& info) { return info.param.name; });
+                         [](const auto& i) { return i.param.name; });
 
 int first_step(const HpStepModel& m, TaskKind kind) {
   for (int i = 0; i < m.step_count(); ++i)

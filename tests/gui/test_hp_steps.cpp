@@ -70,7 +70,9 @@ TEST_P(HpStepsAllModes, GroupsAndMessagesAreTheGraphs) {
   for (const HpStep& s : m.steps()) {
     groups += s.groups.size();
     drawn_messages += s.messages.size();
-    if (!s.communication) EXPECT_TRUE(s.groups.empty() && s.messages.empty()) << s.label;
+    if (!s.communication) {
+      EXPECT_TRUE(s.groups.empty() && s.messages.empty()) << s.label;
+    }
   }
   EXPECT_GT(ops, 0u);
   EXPECT_EQ(groups, ops);
@@ -78,7 +80,7 @@ TEST_P(HpStepsAllModes, GroupsAndMessagesAreTheGraphs) {
 }
 
 INSTANTIATE_TEST_SUITE_P(Modes, HpStepsAllModes, ::testing::ValuesIn(hp_cases()),
-                         [](const auto& info) { return info.param.name; });
+                         [](const auto& i) { return i.param.name; });
 
 TEST(HpSteps, PureUlyssesIsFourAllToAllsOverTheWholeGroup) {
   const HpStepModel m(load_hp_case(hp_case("ulysses")));
@@ -183,6 +185,27 @@ TEST(HpSteps, DsaGathersTheKeySideAndRunsTheIndexer) {
   EXPECT_LT(idx, attn);   // top-k before the sparse attention
   EXPECT_NE(find_step(m, "indexer_loss"), nullptr);
   EXPECT_NE(find_step(m, "reduce_scatter_dindex_k", Pass::Backward), nullptr);
+}
+
+TEST(HpSteps, AsyncDsaGathersRunUnderTheLaterProjections) {
+  const HpStepModel m(load_hp_case(hp_case("async_dsa")));
+  const HpStep* k = find_step(m, "all_gather_k");
+  const HpStep* v = find_step(m, "all_gather_v");
+  ASSERT_NE(k, nullptr);
+  ASSERT_NE(v, nullptr);
+  EXPECT_EQ(k->overlaps, (std::vector<std::string>{"v_proj", "index_k_proj"}));
+  EXPECT_EQ(v->overlaps, (std::vector<std::string>{"index_k_proj"}));
+  // Synchronous DSA: nothing overlaps in forward (in backward the index key's reduce-scatter runs
+  // under attn_bwd, in both styles).
+  const HpStepModel sync(load_hp_case(hp_case("dsa")));
+  for (const HpStep& s : sync.steps()) {
+    if (s.pass == Pass::Forward) {
+      EXPECT_TRUE(s.overlaps.empty()) << s.label;
+    }
+  }
+  const HpStep* rs = find_step(sync, "reduce_scatter_dindex_k", Pass::Backward);
+  ASSERT_NE(rs, nullptr);
+  EXPECT_NE(std::find(rs->overlaps.begin(), rs->overlaps.end(), "attn_bwd"), rs->overlaps.end());
 }
 
 TEST(HpSteps, RefusesAMegatronScenario) {
