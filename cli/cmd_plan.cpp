@@ -30,6 +30,7 @@ struct PlanArgs {
   std::string recompute;     // "" = search none, selective and full
   std::string format = "text";
   int jobs = 1;
+  bool hyperparallel = false;   // HyperParallel's CP modes as candidates too
 };
 
 std::string fixed(double v, int prec) {
@@ -64,6 +65,7 @@ int run_plan_command(const PlanArgs& a, MpiJob* job) {
   po.top = a.top;
   po.jobs = a.jobs;
   po.metric = a.metric;
+  po.search.hyperparallel = a.hyperparallel;
   if (!a.recompute.empty()) po.memory.recompute = parse_recompute(a.recompute);
   po.distribution = job;
   if (root) po.progress = [](std::size_t done, std::size_t total, std::size_t predicted) {
@@ -76,7 +78,7 @@ int run_plan_command(const PlanArgs& a, MpiJob* job) {
   LayerCache cache;   // one backend run per model-parallel slice
   try {
     // Progress on stderr every few seconds: a plan over many GPUs predicts hundreds of layouts.
-    const std::size_t total = enumerate_candidates(base, a.gpus > 0 ? a.gpus : base.world_size()).size();
+    const std::size_t total = enumerate_candidates(base, a.gpus > 0 ? a.gpus : base.world_size(), po.search, po.memory).size();
     const auto start = std::chrono::steady_clock::now();
     auto last = start;
     std::size_t done = 0;
@@ -126,7 +128,14 @@ int run_plan_command(const PlanArgs& a, MpiJob* job) {
       b["tp"] = e.candidate.tp;
       b["cp"] = e.candidate.cp;
       b["dp"] = e.candidate.dp;
-      b["cp_comm_type"] = to_string(e.candidate.comm);
+      b["cp_comm_type"] = e.candidate.hyperparallel ? e.candidate.comm_label() : to_string(e.candidate.comm);
+      if (e.candidate.hyperparallel) {
+        const HyperParallelConfig& h = e.scenario.hyperparallel;
+        b["hyperparallel"] = {{"style", to_string(h.style)},
+                              {"mode", to_string(h.mode(e.candidate.cp))},
+                              {"ulysses_degree", h.ulysses_degree > 0 ? nlohmann::json(h.ulysses_degree) : nlohmann::json()},
+                              {"load_balance", h.load_balance}};
+      }
       b["hierarchical_context_parallel_sizes"] = e.candidate.hierarchical;
       b["order"] = e.candidate.order;
       b["pp"] = e.candidate.pp;
@@ -201,10 +210,15 @@ void add_plan_command(CLI::App& app, CliContext& ctx) {
       ->check(CLI::IsMember({"none", "selective", "full"}));
   cmd->add_option("--format", args->format, "text | json");
   cmd->add_option("-j,--jobs", args->jobs, "predict in this many worker processes (default 1)")->check(int_range(1, 1024));
+  cmd->add_flag("--hyperparallel", args->hyperparallel,
+                "also rank MindSpore HyperParallel's CP modes (ulysses_degree unset, 1, 1 with load_balance, every "
+                "divisor of cp; ContextParallel and AsyncContextParallel) beside Megatron's (on by itself when the "
+                "scenario has a hyperparallel: section)");
   cmd->footer(app::format_help_footer(
       {.examples = {{{"hcpsim plan scenarios/llama3-8b-64k-dgx-h100-p2p.yaml --gpus 16 --top 5"}},
                     {{"hcpsim plan scenarios/llama3-70b-128k-dgx-h100-hcp.yaml train.global_batch_size=16 --gpus 64"}},
-                    {{"hcpsim plan scenarios/llama3-70b-128k-dgx-h100-hcp.yaml --recompute full --metric attention_s"}}},
+                    {{"hcpsim plan scenarios/llama3-70b-128k-dgx-h100-hcp.yaml --recompute full --metric attention_s"}},
+                    {{"hcpsim plan scenarios/llama3-8b-64k-dgx-h100-p2p.yaml --gpus 16 --hyperparallel"}}},
        .after = "The global batch (train.global_batch_size) is kept; tp, cp, comm type, pp, vpp, dp, micro-batch size,\n"
                 "recomputation and the distributed optimizer are searched; sequence parallelism is on whenever tp > 1.\n"
                 "Only configurations that validate and fit in GPU memory are proposed. Exit 1 when none does."}));

@@ -65,11 +65,61 @@ std::string largest_memory_item(const MemoryEstimate& m) {
   return std::string("largest item: ") + best->first;
 }
 
+// HyperParallel's modes for one cp (cp > 1): ulysses_degree unset, 1 (and 1 with load_balance), and
+// every divisor in between, in each of `styles`. Async with load_balance falls back to the
+// synchronous style (a duplicate) and DSA is Colossal only; both are left out. What the heads forbid
+// (pure Ulysses beyond the KV heads, ...) is left to the validator, whose message the plan counts.
+std::vector<PlanCandidate> hyperparallel_layouts(PlanCandidate c, const std::vector<HpStyle>& styles) {
+  std::vector<PlanCandidate> out;
+  c.hyperparallel = true;
+  c.hierarchical.clear();
+  for (HpStyle st : styles) {
+    c.hp_style = st;
+    std::vector<std::pair<int, bool>> modes;   // (ulysses_degree, load_balance)
+    if (st == HpStyle::DSA || st == HpStyle::AsyncDSA) {
+      modes = {{1, false}};
+    } else {
+      modes = {{0, false}, {1, false}};
+      if (st == HpStyle::ContextParallel) modes.push_back({1, true});
+      for (int u = 2; u < c.cp; ++u)
+        if (c.cp % u == 0) modes.push_back({u, false});
+    }
+    for (const auto& [u, lb] : modes) {
+      c.ulysses_degree = u;
+      c.load_balance = lb;
+      out.push_back(c);
+    }
+  }
+  return out;
+}
+
 }  // namespace
 
+std::string PlanCandidate::comm_label() const {
+  if (cp == 1) return "none";
+  if (!hyperparallel) return to_string(comm);
+  HyperParallelConfig h;
+  h.style = hp_style;
+  h.ulysses_degree = ulysses_degree;
+  h.load_balance = load_balance;
+  return std::string("hp-") + to_string(h.mode(cp)) + "-u" + std::to_string(h.ulysses(cp)) + (load_balance ? "-lb" : "");
+}
+
 std::string PlanCandidate::label() const {
-  std::string s = "tp=" + std::to_string(tp) + " cp=" + std::to_string(cp) + " dp=" + std::to_string(dp) +
-                  " " + to_string(comm);
+  std::string s = "tp=" + std::to_string(tp) + " cp=" + std::to_string(cp) + " dp=" + std::to_string(dp);
+  if (hyperparallel) {
+    HyperParallelConfig h;
+    h.style = hp_style;
+    h.ulysses_degree = ulysses_degree;
+    s += " hp";
+    if (hp_style == HpStyle::AsyncContextParallel || hp_style == HpStyle::AsyncDSA) s += " async";
+    if (hp_style == HpStyle::DSA || hp_style == HpStyle::AsyncDSA) s += " dsa";
+    s += std::string(" ") + to_string(h.mode(cp));
+    if (h.mode(cp) == HpMode::Hybrid) s += " u=" + std::to_string(ulysses_degree);
+    if (load_balance) s += " lb";
+  } else {
+    s += std::string(" ") + to_string(comm);
+  }
   if (!hierarchical.empty())
     s += " [" + std::to_string(hierarchical[0]) + "," + std::to_string(hierarchical[1]) + "]";
   if (pp > 1) s += " pp=" + std::to_string(pp);
@@ -102,6 +152,12 @@ std::vector<PlanCandidate> enumerate_candidates(const Scenario& base, int gpus, 
   std::vector<Recompute> recomputes{train ? recompute_of(base, memory) : Recompute::None};
   if (train && search.recompute && !memory.recompute) recomputes = {Recompute::None, Recompute::Selective, Recompute::Full};
   std::vector<bool> dist_opts{memory.distributed_optimizer.value_or(base.ddp.use_distributed_optimizer)};
+  // HyperParallel: asked for, or the base scenario is one (then in its own style).
+  const bool base_hp = base.hyperparallel_cp();
+  std::vector<HpStyle> hp_styles;
+  if (base_hp) hp_styles = {base.hyperparallel.style};
+  else if (search.hyperparallel) hp_styles = {HpStyle::ContextParallel, HpStyle::AsyncContextParallel};
+  const bool megatron_cp = !(base_hp && base.hyperparallel.dsa());
   if (train && search.distributed_optimizer && !memory.distributed_optimizer) dist_opts = {true, false};
   for (int pp : pps) {
     std::vector<int> vpps{search.pipeline ? 1 : base.vpp()};
@@ -125,18 +181,24 @@ std::vector<PlanCandidate> enumerate_candidates(const Scenario& base, int gpus, 
           PlanCandidate c{.tp = tp, .cp = cp, .dp = dp, .order = order, .pp = pp};
           std::vector<PlanCandidate> layouts;
           if (cp == 1) {
-            layouts.push_back(c);
+            if (megatron_cp) layouts.push_back(c);
           } else {
-            for (CpCommType t : {CpCommType::P2P, CpCommType::AllGather, CpCommType::A2A}) {
-              c.comm = t;
-              layouts.push_back(c);
+            if (megatron_cp) {
+              for (CpCommType t : {CpCommType::P2P, CpCommType::AllGather, CpCommType::A2A}) {
+                c.comm = t;
+                layouts.push_back(c);
+              }
+              PlanCandidate h = c;
+              h.comm = CpCommType::A2AP2P;
+              for (int a = 2; a < cp; ++a) {
+                if (cp % a) continue;
+                h.hierarchical = {a, cp / a};
+                layouts.push_back(h);
+              }
             }
-            c.comm = CpCommType::A2AP2P;
-            for (int a = 2; a < cp; ++a) {
-              if (cp % a) continue;
-              c.hierarchical = {a, cp / a};
-              layouts.push_back(c);
-            }
+            // HyperParallel's mesh is (dp_shard, cp, tp): the default order only.
+            if (!hp_styles.empty() && order == "tp-cp-ep-dp-pp")
+              for (const PlanCandidate& h : hyperparallel_layouts(c, hp_styles)) layouts.push_back(h);
           }
           for (PlanCandidate l : layouts)
             for (int v : vpps)
@@ -187,6 +249,14 @@ Scenario apply_candidate(const Scenario& base, const PlanCandidate& c, int gpus)
   s.locations.clear();   // positions in the base file do not describe a generated candidate
   s.ddp.use_distributed_optimizer = c.distributed_optimizer;
   s.dist.order = c.order;
+  s.hyperparallel.enabled = c.hyperparallel;
+  if (c.hyperparallel) {
+    s.hyperparallel.style = c.hp_style;
+    s.hyperparallel.ulysses_degree = c.ulysses_degree;
+    s.hyperparallel.load_balance = c.load_balance;
+    s.hyperparallel.mesh_dim_names.clear();   // the base's names describe the base's mesh
+    s.model.hierarchical_context_parallel_sizes.clear();
+  }
   return s;
 }
 
@@ -341,7 +411,7 @@ PlanOutcome plan(const Scenario& base, const PlanOptions& options, const Scenari
     PlanEntry& e = kept[i];
     e.result = results[i];
     e.result.labels = {e.candidate.label()};
-    e.result.comm_type = e.candidate.cp > 1 ? to_string(e.candidate.comm) : "none";
+    e.result.comm_type = e.candidate.comm_label();
     e.result.fits = true;
     e.result.metrics.memory_per_gpu_bytes = e.memory.total_bytes;
     if (e.result.status != PointStatus::Ok || std::isnan(metric_value(e.result, out.metric))) {

@@ -3,7 +3,9 @@
 // every (tp, cp, cp_comm_type, hierarchical split, pp, vpp, dp, order, micro-batch size,
 // recomputation, distributed optimizer) on N GPUs, with sequence parallelism whenever tp > 1 (as
 // Megatron-Bridge does), drop what validation rejects and what does not fit in GPU memory, predict
-// the rest, and return the best K with a sentence each.
+// the rest, and return the best K with a sentence each. On request (PlanSearch::hyperparallel, or a
+// base scenario with a hyperparallel: section) MindSpore HyperParallel's CP modes are candidates too,
+// ranked together with Megatron's (docs/planning.md "HyperParallel candidates").
 #include <cstddef>
 #include <functional>
 #include <map>
@@ -30,8 +32,16 @@ struct PlanCandidate {
   int mbs = 1;                            // micro_batch_size
   Recompute recompute = Recompute::None;
   bool distributed_optimizer = true;
-  // "tp=2 cp=16 a2a+p2p [4,4] pp=4 vpp=2 dp=1 mbs=1 recompute=full dist-opt" (order when not default)
+  // HyperParallel candidate: its CP mode replaces comm / hierarchical (docs/hyperparallel.md).
+  bool hyperparallel = false;
+  HpStyle hp_style = HpStyle::ContextParallel;
+  int ulysses_degree = 0;                 // 0 = unset (pure Ulysses), 1 = pure Colossal, 1 < u < cp: hybrid
+  bool load_balance = false;              // head-tail load balance (ulysses_degree 1)
+  // "tp=2 cp=16 a2a+p2p [4,4] pp=4 vpp=2 dp=1 mbs=1 recompute=full dist-opt" (order when not default);
+  // HyperParallel: "tp=1 cp=16 dp=1 hp hybrid u=8", "... hp async ulysses", "... hp colossal lb"
   std::string label() const;
+  // The point_eval comm_type column: "p2p", "a2a+p2p", "hp-hybrid-u8", "hp-colossal-u1-lb", "none".
+  std::string comm_label() const;
 };
 
 // Which axes beyond tp, cp, comm type and split are searched; the others keep the scenario's values.
@@ -41,8 +51,14 @@ struct PlanSearch {
   bool recompute = true;                  // none, selective, full (unless PlanOptions::memory fixes it; training only)
   bool distributed_optimizer = true;      // on and off (training only)
   int max_vpp = 8;                        // largest virtual pipeline size tried
+  // HyperParallel's modes as candidates beside Megatron's: for every cp > 1, ulysses_degree unset
+  // (pure Ulysses), 1 (pure Colossal, also with load_balance) and every divisor 1 < u < cp (hybrid), in
+  // the styles ContextParallel and AsyncContextParallel. A base scenario with a hyperparallel: section
+  // turns this on by itself and keeps its style (DSA: Colossal only, and no Megatron candidates with
+  // cp > 1, which would price dense attention).
+  bool hyperparallel = false;
   // Only tp, cp, comm type, split and order (the scenario's pp, batch, recompute, optimizer).
-  static PlanSearch layouts_only() { return {false, false, false, false, 1}; }
+  static PlanSearch layouts_only() { return {false, false, false, false, 1, false}; }
 };
 
 struct PlanOptions {
@@ -94,7 +110,7 @@ using SliceKey = std::function<std::string(const Scenario&)>;
 
 // Every candidate on `gpus` GPUs (tp divides gpus_per_node; cp*tp*pp divides gpus; for a2a+p2p
 // every split with 2 <= A < cp; the tp-cp-ep-pp-dp order only when pp > 1 and dp > 1, the only
-// case where it gives other groups; pp divides num_layers, vpp > 1 only with pp > 1 and
+// case where it gives other groups (HyperParallel candidates: its mesh's order tp-cp-ep-dp-pp only); pp divides num_layers, vpp > 1 only with pp > 1 and
 // num_layers % (pp*vpp) == 0; micro-batch sizes that divide the global batch per DP replica).
 // Throws std::invalid_argument when gpus is not a multiple of gpus_per_node (or a divisor of it).
 std::vector<PlanCandidate> enumerate_candidates(const Scenario& base, int gpus,
@@ -102,7 +118,8 @@ std::vector<PlanCandidate> enumerate_candidates(const Scenario& base, int gpus,
                                                 const MemoryOptions& memory = {});
 
 // The base scenario with a candidate applied (cluster resized to `gpus`, the base's global batch
-// kept, sequence parallelism on when tp > 1).
+// kept, sequence parallelism on when tp > 1; a Megatron candidate drops the base's hyperparallel:
+// section, a HyperParallel candidate sets it).
 Scenario apply_candidate(const Scenario& base, const PlanCandidate& c, int gpus);
 
 PlanOutcome plan(const Scenario& base, const PlanOptions& options, const ScenarioValidator& validate,

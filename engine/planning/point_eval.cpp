@@ -36,6 +36,15 @@ std::string layer_cache_key(const Scenario& s, const std::string& backend) {
                   "|" + t.dist.order + "|" + std::to_string(t.model.seq_length) + "|";
   for (CpCommType c : t.model.cp_comm_type) k += std::string(to_string(c)) + ",";
   for (int x : t.model.hierarchical_context_parallel_sizes) k += std::to_string(x) + ",";
+  // HyperParallel's section replaces cp_comm_type: its mode, style and DSA sizes change the layer.
+  if (t.hyperparallel_cp()) {
+    const auto& h = t.hyperparallel;
+    k += std::string("|hp:") + to_string(h.style) + ",u" + std::to_string(h.ulysses(t.cp())) + (h.load_balance ? ",lb" : "") +
+         "," + to_string(h.layout);
+    if (h.dsa())
+      k += ",dsa" + std::to_string(t.model.dsa.index_topk) + "x" + std::to_string(t.model.dsa.index_n_heads) + "x" +
+           std::to_string(t.model.dsa.index_head_dim);
+  }
   return k;
 }
 

@@ -40,8 +40,10 @@ std::string where(const std::string& file, const YAML::Node& n) {
   return file + ":" + std::to_string(n.Mark().line + 1);
 }
 
-// A YAML value as override text: scalars as written, sequences as "[a,b]".
+// A YAML value as override text: scalars as written, sequences as "[a,b]", null as "null" (a field
+// left unset, e.g. hyperparallel.ulysses_degree: null for pure Ulysses).
 std::string value_text(const YAML::Node& n, const std::string& file, const std::string& field) {
+  if (n.IsNull()) return "null";
   if (n.IsScalar()) return n.Scalar();
   if (n.IsSequence()) {
     std::string s = "[";
@@ -54,7 +56,24 @@ std::string value_text(const YAML::Node& n, const std::string& file, const std::
   throw std::runtime_error(where(file, n) + ": " + field + ": expected a value or a list of values");
 }
 
-const std::set<std::string> kCommTypes{"p2p", "all_gather", "a2a", "a2a+p2p"};
+const std::set<std::string> kCommTypes{"p2p", "all_gather", "a2a", "a2a+p2p", "hyperparallel"};
+
+// HyperParallel's modes for one cp > 1 (the base scenario must not carry a hyperparallel: section of
+// its own with other Megatron comm types in the same sweep: an override cannot remove a section).
+void add_hyperparallel_layouts(AxisGroup& g, int cp) {
+  const std::string cp_s = std::to_string(cp);
+  auto add = [&](const std::string& label, const std::string& u, bool lb) {
+    g.values.push_back({{cp_s, label},
+                        {"model.context_parallel_size=" + cp_s, "hyperparallel.ulysses_degree=" + u,
+                         std::string("hyperparallel.load_balance=") + (lb ? "true" : "false"),
+                         "model.hierarchical_context_parallel_sizes=[]"}});
+  };
+  add("hp ulysses", "null", false);
+  add("hp colossal", "1", false);
+  add("hp colossal lb", "1", true);
+  for (int u = 2; u < cp; ++u)
+    if (cp % u == 0) add("hp hybrid u=" + std::to_string(u), std::to_string(u), false);
+}
 
 }  // namespace
 
@@ -87,12 +106,16 @@ AxisGroup make_cp_layouts(const std::vector<int>& cps, const std::vector<std::st
   for (const std::string& t : comm_types)
     if (!kCommTypes.count(t))
       throw std::invalid_argument("cp_layouts: unknown comm type '" + t +
-                                  "' (valid: p2p, all_gather, a2a, a2a+p2p)");
+                                  "' (valid: p2p, all_gather, a2a, a2a+p2p, hyperparallel)");
   for (int cp : cps) {
     if (cp < 1) throw std::invalid_argument("cp_layouts: cp must be >= 1, got " + std::to_string(cp));
     const std::string cp_s = std::to_string(cp);
     const std::string cp_kv = "model.context_parallel_size=" + cp_s;
     for (const std::string& t : comm_types) {
+      if (t == "hyperparallel") {
+        if (cp > 1) add_hyperparallel_layouts(g, cp);
+        continue;
+      }
       if (t != "a2a+p2p") {
         g.values.push_back({{cp_s, t},
                             {cp_kv, "model.cp_comm_type=" + t,

@@ -42,8 +42,10 @@ struct SweepPoint {
 AxisGroup parse_vary(const std::string& arg);
 
 // The cp_layouts generator: for each cp and each comm type one point; a2a+p2p gets one point per
-// split [A, cp/A] with 2 <= A < cp. Columns "cp" and "layout" ("p2p", "a2a", "all_gather",
-// "hcp A=4"). Throws std::invalid_argument on unknown comm types or cp < 1.
+// split [A, cp/A] with 2 <= A < cp; "hyperparallel" (cp > 1) gets HyperParallel's modes: ulysses_degree
+// unset, 1, 1 with load_balance, and each divisor 1 < u < cp. Columns "cp" and "layout" ("p2p",
+// "a2a", "all_gather", "hcp A=4", "hp ulysses", "hp colossal", "hp colossal lb", "hp hybrid u=2").
+// Throws std::invalid_argument on unknown comm types or cp < 1.
 AxisGroup make_cp_layouts(const std::vector<int>& cps, const std::vector<std::string>& comm_types);
 
 // Reads a sweep file (YAML: base, overrides, vary, cp_layouts, metric, backend).

@@ -101,7 +101,7 @@ class Runner : public BufferAccess<T> {
         st.bufs[buffer_key(BufName::K, l, 0)] = rank_input<T>(s_, c, opt_.seed, l, InputTensor::K);
         st.bufs[buffer_key(BufName::V, l, 0)] = rank_input<T>(s_, c, opt_.seed, l, InputTensor::V);
         st.bufs[buffer_key(BufName::DOut, l, 0)] = rank_input<T>(s_, c, opt_.seed, l, InputTensor::DOut);
-        if (s_.hyperparallel_cp() && s_.hyperparallel.style == HpStyle::DSA) {   // the indexer's inputs
+        if (s_.hyperparallel_cp() && s_.hyperparallel.dsa()) {   // the indexer's inputs
           st.bufs[buffer_key(BufName::IndexQ, l, 0)] = rank_input<T>(s_, c, opt_.seed, l, InputTensor::IndexQ);
           st.bufs[buffer_key(BufName::IndexK, l, 0)] = rank_input<T>(s_, c, opt_.seed, l, InputTensor::IndexK);
           st.bufs[buffer_key(BufName::IndexW, l, 0)] = rank_input<T>(s_, c, opt_.seed, l, InputTensor::IndexW);

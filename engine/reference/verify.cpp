@@ -146,7 +146,7 @@ VerifyResult compare_with_dense(const Scenario& s, const RankLayout& layout, int
     const auto k = global_input(s, seed, l, InputTensor::K);
     const auto v = global_input(s, seed, l, InputTensor::V);
     const auto dout = global_input(s, seed, l, InputTensor::DOut);
-    const bool dsa = s.hyperparallel_cp() && s.hyperparallel.style == HpStyle::DSA;
+    const bool dsa = s.hyperparallel_cp() && s.hyperparallel.dsa();
     const Tensor<double> keep = dsa ? dsa_keep(s, seed, l, use_float) : Tensor<double>{};
     const DenseResult ref = dense_attention(q, k, v, dout, causal, dsa ? &keep : nullptr);
     std::map<int, Accum> replicas;   // keyed by dp * pp_size + pp

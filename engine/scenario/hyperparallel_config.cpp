@@ -7,6 +7,7 @@ const char* to_string(HpStyle s) {
     case HpStyle::ContextParallel: return "ContextParallel";
     case HpStyle::AsyncContextParallel: return "AsyncContextParallel";
     case HpStyle::DSA: return "DSA";
+    case HpStyle::AsyncDSA: return "AsyncDSA";
   }
   return "?";
 }
@@ -23,7 +24,7 @@ const char* to_string(HpMode m) {
 }
 
 int HyperParallelConfig::ulysses(int cp) const {
-  if (style == HpStyle::DSA) return 1;   // DSA CP is Colossal only
+  if (dsa()) return 1;   // DSA CP is Colossal only
   return ulysses_degree > 0 ? ulysses_degree : cp;
 }
 

@@ -61,7 +61,7 @@ void check_modes(const Scenario& s, HpChecker& c) {
   const int cp = s.cp();
   const int h_t = s.tp() > 0 ? s.model.num_attention_heads / s.tp() : 0;
   const int g_t = s.kv_heads_per_tp_rank();
-  const bool dsa = hp.style == HpStyle::DSA;
+  const bool dsa = hp.dsa();
   const int best = largest_ulysses_degree(cp, h_t, g_t);
   const std::string heads = "num_heads per TP rank: query " + std::to_string(h_t) + ", key/value " + std::to_string(g_t);
   const std::string beyond =
@@ -81,7 +81,8 @@ void check_modes(const Scenario& s, HpChecker& c) {
       c.error("hyperparallel.load_balance", "the DSA styles have no load_balance option",
               {"load_balance is a ContextParallel / AsyncContextParallel option with ulysses_degree: 1"});
     if (!s.model.dsa.enabled)
-      c.error("hyperparallel.style", "style DSA needs model.dsa: {index_topk, index_n_heads, index_head_dim}",
+      c.error("hyperparallel.style", std::string("style ") + to_string(hp.style) +
+                                         " needs model.dsa: {index_topk, index_n_heads, index_head_dim}",
               {"DeepSeek-V3.2: model.dsa: {index_topk: 2048, index_n_heads: 64, index_head_dim: 128}"});
   } else {
     if (hp.layout_given)
@@ -89,7 +90,7 @@ void check_modes(const Scenario& s, HpChecker& c) {
                                             std::string(to_string(hp.style)),
                 {"ContextParallel takes seq_dim/head_dim (BSHD or BNSD), which do not change the schedule"});
     if (s.model.dsa.enabled)
-      c.warning("model.dsa", "model.dsa is used only with hyperparallel.style: DSA and is ignored here");
+      c.warning("model.dsa", "model.dsa is used only with hyperparallel.style: DSA or AsyncDSA and is ignored here");
   }
   if (hp.ulysses_degree > 0 && !dsa) {
     const int u = hp.ulysses_degree;

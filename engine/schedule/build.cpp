@@ -62,8 +62,8 @@ void check_inputs(const Scenario& s, const RankLayout& layout, const GraphOption
 void build_hyperparallel(schedule::ScheduleContext& ctx, bool projections) {
   const auto& hp = ctx.scenario.hyperparallel;
   const bool fwd = ctx.pass == Pass::Forward;
-  if (hp.style == HpStyle::DSA) {
-    fwd ? schedule::build_hp_dsa_forward(ctx) : schedule::build_hp_dsa_backward(ctx);
+  if (hp.dsa()) {
+    fwd ? schedule::build_hp_dsa_forward(ctx, projections) : schedule::build_hp_dsa_backward(ctx);
   } else if (hp.load_balance) {
     fwd ? schedule::build_hp_load_balance_forward(ctx) : schedule::build_hp_load_balance_backward(ctx);
   } else {

@@ -7,6 +7,15 @@
 //  backward  main: indexer_loss_bwd (gradients of q_index, index_k, weights) ; reduce_scatter_dindex_k
 //            main: attn_bwd (sparse) ; reduce_scatter_dk, _dv
 //
+// AsyncDSA (HyperParallel's AsyncDSA*ContextParallel with handoff modules), whole-layer forward:
+//            main: q_proj, k_proj -> all_gather k issued, v_proj -> all_gather v issued,
+//                  index_k_proj -> all_gather index_k issued (K/V projections first, then the
+//                  indexer's key, as DeepSeek-V3.2 runs them)
+//            main: wait index_k, reord ; indexer ; wait k, v, reord ; attn ; indexer_loss
+//  The three gathers share the CP communicator, so they run in issue order: the indexer's wait also
+//  covers K and V. What the handoffs buy is the overlap of the gathers with the later projections.
+//  Backward is the synchronous one (its reduce-scatters already run on nccl:cp behind attn_bwd).
+//
 // The reference executor checks O, dQ, dK, dV of the sparse attention against dense attention masked
 // to the same top-k keys; the indexer-loss tasks and the index-key gradient exist only in timing graphs
 // (they train the indexer's own weights, which the reference does not model).
@@ -15,6 +24,7 @@
 #include <algorithm>
 
 #include "engine/schedule/hp_common.h"
+#include "engine/schedule/hp_context_parallel.h"
 
 namespace hcpsim::schedule {
 
@@ -74,17 +84,46 @@ double dsa_sparse_pairs(std::int64_t q0, std::int64_t len, std::int64_t S, std::
   return pairs;
 }
 
-void build_hp_dsa_forward(ScheduleContext& ctx) {
+namespace {
+
+// The indexer's key projection (one head of index_head_dim, not split by TP) on every rank: with
+// payloads it produces the projected indexer key that the early all-gather reads.
+void add_index_key_projection(ScheduleContext& ctx, int dim) {
+  const double e = ctx.sz.e, hidden = ctx.scenario.model.hidden_size;
+  const double tokens = static_cast<double>(ctx.sz.b) * static_cast<double>(ctx.sz.s);
+  for (int r = 0; r < ctx.layout.world_size(); ++r) {
+    const TaskId t = ctx.add(r, TaskKind::Gemm, Stream::Main, "index_k_proj", -1, 2.0 * tokens * hidden * dim,
+                             (tokens * hidden + hidden * dim + tokens * dim) * e);
+    ctx.payload(t, PayloadOp::Add, {ctx.key(BufName::IndexK, 0)}, {ctx.key(BufName::IndexK, kProjectedVersion)});
+  }
+}
+
+}  // namespace
+
+void build_hp_dsa_forward(ScheduleContext& ctx, bool with_projections) {
   const auto& z = ctx.sz;
   const DsaDims x = dims(ctx);
   const bool timing_only = !ctx.options.with_payloads;
-  for (const HpGatherItem& it : {HpGatherItem{"k", BufName::K, 0, z.d_qk, kGK, kGK},
-                                 HpGatherItem{"v", BufName::V, 0, z.d_v, kGV, kGV},
-                                 HpGatherItem{"index_k", BufName::IndexK, 0, x.d, kGIndexK, kGIndexK, 1}}) {
-    hp_gather_issue(ctx, it);
-    hp_gather_finish(ctx, it);
+  // Inputs: the loader's tensors, or (AsyncDSA) the projections' outputs.
+  const int in_v = with_projections ? kProjectedVersion : 0;
+  const HpGatherItem gk{"k", BufName::K, in_v, z.d_qk, kGK, kGK};
+  const HpGatherItem gv{"v", BufName::V, in_v, z.d_v, kGV, kGV};
+  const HpGatherItem gi{"index_k", BufName::IndexK, in_v, x.d, kGIndexK, kGIndexK, 1};
+  if (with_projections) {
+    HpProjectionHooks hooks;   // the handoff modules: each gather starts after its producer
+    hooks.after_k = [&] { hp_gather_issue(ctx, gk); };
+    hooks.after_v = [&] { hp_gather_issue(ctx, gv); };
+    add_hp_projections(ctx, hooks);
+    add_index_key_projection(ctx, x.d);
+    hp_gather_issue(ctx, gi);
+    hp_gather_finish(ctx, gi);   // the indexer boundary waits for its key
+  } else {
+    for (const HpGatherItem* it : {&gk, &gv, &gi}) {
+      hp_gather_issue(ctx, *it);
+      hp_gather_finish(ctx, *it);
+    }
   }
-  hp_each_rank(ctx, [&](int rank, int c, int) {
+  auto indexer = [&](int rank, int c) {
     const std::int64_t kv = kv_len(ctx, c);
     const double visible = attention_pairs(z.causal ? MaskSection::BottomRight : MaskSection::Full, z.s, kv);
     // Indexer: q_index . index_k per visible pair and indexer head, relu and weighted sum; top-k.
@@ -95,19 +134,31 @@ void build_hp_dsa_forward(ScheduleContext& ctx) {
     ctx.payload(ti, PayloadOp::IndexerTopK,
                 {ctx.key(BufName::IndexQ), ctx.key(BufName::FullKV, kGIndexK), ctx.key(BufName::IndexW)},
                 {ctx.key(BufName::TopK)}, {c * z.s, x.topk, z.causal ? 1 : 0});
+  };
+  auto sparse_attention = [&](int rank, int c) {
     const AttentionShape a = sparse_shape(ctx, c, x);
     const TaskId t = ctx.add(rank, TaskKind::AttentionForward, Stream::Main, "attn", -1,
                              attention_flops(a, Pass::Forward), sparse_bytes(ctx, a, Pass::Forward));
     ctx.set_attention(t, a);
     ctx.payload(t, PayloadOp::AttnFwd,
-                {ctx.key(BufName::Q), ctx.key(BufName::FullKV, kGK), ctx.key(BufName::FullKV, kGV), ctx.key(BufName::TopK)},
+                {ctx.key(BufName::Q, in_v), ctx.key(BufName::FullKV, kGK), ctx.key(BufName::FullKV, kGV), ctx.key(BufName::TopK)},
                 {ctx.key(BufName::Out), ctx.key(BufName::Lse, 0)}, tile(ctx, c));
     if (timing_only) {
       // Indexer loss: the attention scores over the kept keys (all heads) against the indexer's.
       const double loss_flops = 2.0 * z.b * (z.h_t * z.d_qk + x.n * (x.d + 1)) * a.pairs;
       ctx.add(rank, TaskKind::Gemm, Stream::Main, "indexer_loss", -1, loss_flops, sparse_bytes(ctx, a, Pass::Forward));
     }
-  });
+  };
+  if (!with_projections) {
+    hp_each_rank(ctx, [&](int rank, int c, int) {
+      indexer(rank, c);
+      sparse_attention(rank, c);
+    });
+    return;
+  }
+  hp_each_rank(ctx, [&](int rank, int c, int) { indexer(rank, c); });
+  for (const HpGatherItem* it : {&gk, &gv}) hp_gather_finish(ctx, *it);   // the sparse-attention boundary
+  hp_each_rank(ctx, [&](int rank, int c, int) { sparse_attention(rank, c); });
 }
 
 void build_hp_dsa_backward(ScheduleContext& ctx) {

@@ -6,7 +6,11 @@
 
 namespace hcpsim::schedule {
 
-void build_hp_dsa_forward(ScheduleContext& ctx);
+// `with_projections`: AsyncDSA in whole-layer forward — adds the Q, K, V and indexer-key projection
+// GEMMs and starts each key-side all-gather right after the projection that produces its input
+// (HyperParallel's handoff modules); the indexer waits for the indexer key, the sparse attention for
+// K and V. Without it the gathers run synchronously before the indexer.
+void build_hp_dsa_forward(ScheduleContext& ctx, bool with_projections = false);
 void build_hp_dsa_backward(ScheduleContext& ctx);
 
 // Exact (query, key) pairs of a rank's sparse attention: sum over its queries t (global positions

@@ -16,6 +16,7 @@
 #include <QMessageBox>
 #include <QMimeData>
 #include <QSplitter>
+#include <QStackedWidget>
 #include <QStatusBar>
 #include <QTableView>
 #include <QTabWidget>
@@ -30,6 +31,7 @@
 #include "gui/views/chart_view.h"
 #include "gui/views/export.h"
 #include "gui/views/layout_view.h"
+#include "gui/views/hp_step_view.h"
 #include "gui/views/ring_step_view.h"
 #include "gui/views/timeline_view.h"
 
@@ -75,8 +77,13 @@ MainWindow::MainWindow(QWidget* parent) : QMainWindow(parent) {
   });
   connect(rank_table_, &QTableView::clicked, this, [this](const QModelIndex& i) { layout_->select_rank(i.row()); });
 
-  ring_ = new RingStepPanel(tabs_);
-  tabs_->addTab(ring_, tr("Ring steps"));
+  // Steps: Megatron's ring-step view, or the HyperParallel step view for a hyperparallel: scenario.
+  steps_ = new QStackedWidget(tabs_);
+  ring_ = new RingStepPanel(steps_);
+  hp_steps_ = new HpStepPanel(steps_);
+  steps_->addWidget(ring_);
+  steps_->addWidget(hp_steps_);
+  tabs_->addTab(steps_, tr("Ring steps"));
   timeline_ = new TimelineView(tabs_);
   tabs_->addTab(timeline_, tr("Timeline"));
   chart_ = new ChartView(tabs_);
@@ -204,7 +211,13 @@ void MainWindow::on_scenario(std::shared_ptr<const Scenario> s) {
     auto layout = std::make_shared<const RankLayout>(RankLayout::from_scenario(*scenario_));
     layout_->set_layout(layout);
     rank_model_->set_layout(layout);
-    if (scenario_->cp() > 1) ring_->set_params(RingStepModel::params_from(*scenario_));
+    const bool hp = scenario_->hyperparallel_cp();
+    if (scenario_->cp() > 1) {
+      if (hp) hp_steps_->set_scenario(*scenario_);
+      else ring_->set_params(RingStepModel::params_from(*scenario_));
+    }
+    steps_->setCurrentWidget(hp ? static_cast<QWidget*>(hp_steps_) : ring_);
+    tabs_->setTabText(tabs_->indexOf(steps_), hp ? tr("HyperParallel steps") : tr("Ring steps"));
   } catch (const std::exception& e) {
     statusBar()->showMessage(QString::fromUtf8(e.what()));
   }
@@ -212,7 +225,7 @@ void MainWindow::on_scenario(std::shared_ptr<const Scenario> s) {
 
 QWidget* MainWindow::current_view() const {
   QWidget* w = tabs_->currentWidget();
-  if (w == ring_) return ring_->view();
+  if (w == steps_) return steps_->currentWidget() == hp_steps_ ? static_cast<QWidget*>(hp_steps_->view()) : ring_->view();
   if (w && w->isAncestorOf(layout_)) return layout_;
   return w;
 }

@@ -11,12 +11,14 @@
 class QTabWidget;
 class QComboBox;
 class QTableView;
+class QStackedWidget;
 
 namespace hcpsim::gui {
 
 class ChartView;
 class LayoutView;
 class RankTableModel;
+class HpStepPanel;
 class RingStepPanel;
 class RunPanel;
 class ScenarioEditor;
@@ -52,7 +54,9 @@ class MainWindow : public QMainWindow {
   QComboBox* color_by_;
   RankTableModel* rank_model_;
   QTableView* rank_table_;
+  QStackedWidget* steps_;
   RingStepPanel* ring_;
+  HpStepPanel* hp_steps_;
   TimelineView* timeline_;
   ChartView* chart_;
   RunPanel* runs_;

@@ -9,6 +9,7 @@
 #include "gui/views/chart_view.h"
 #include "gui/views/export.h"
 #include "gui/views/layout_view.h"
+#include "gui/views/hp_step_view.h"
 #include "gui/views/ring_step_view.h"
 #include "gui/views/timeline_view.h"
 
@@ -56,6 +57,14 @@ bool render_screenshot(const ScreenshotRequest& r, const Scenario* s, QString* e
     if (r.view == "ring") {
       if (!s) return fail(error, "ring: needs a scenario FILE");
       if (s->cp() < 2) return fail(error, "ring: model.context_parallel_size is 1; there is no CP group to show");
+      if (s->hyperparallel_cp()) {   // the step view of HyperParallel's schedules
+        HpStepView v;
+        v.set_scenario(*s);
+        const int n = v.model()->step_count();
+        if (r.step >= n) return fail(error, QStringLiteral("--step %1: this schedule has steps 0..%2").arg(r.step).arg(n - 1));
+        v.set_step(r.step < 0 ? 0 : r.step);
+        return finish(v, r, error);
+      }
       RingStepView v;
       v.set_params(RingStepModel::params_from(*s));
       v.set_step(r.step < 0 ? v.model()->steps() - 1 : r.step);

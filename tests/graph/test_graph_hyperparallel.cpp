@@ -10,6 +10,7 @@
 #include "engine/layout/layout_format.h"
 #include "engine/layout/rank_layout.h"
 #include "engine/schedule/build.h"
+#include "engine/app/prediction.h"
 #include "engine/schedule/hp_dsa.h"
 #include "tests/graph/scenario_fixture.h"
 
@@ -191,6 +192,96 @@ TEST(HyperParallelGraph, DsaCostsComeFromTopKNotSquare) {
   EXPECT_EQ(x.count.at("reduce_scatter_dindex_k"), cp);
   EXPECT_EQ(x.count.count("a2a_q"), 0u);
   EXPECT_DOUBLE_EQ(x.bytes.at({0, "all_gather_index_k"}), 3.0 * S / cp * 32 * 2);   // (cp-1) shards of s x 1 x d
+}
+
+// AsyncDSA in whole-layer forward: every key-side all-gather starts from the projection that
+// produces its input (HyperParallel's handoff modules), runs while the later projections run, and
+// is done before the boundary that consumes it (indexer: the indexer key; sparse attention: K, V).
+TEST(HyperParallelGraph, AsyncDsaStartsKeySideGathersFromTheirProjections) {
+  const int cp = 4;
+  Scenario s = hp_scenario(1, cp, 1, 8, 2, 16, 1);
+  s.model.ffn_hidden_size = 256;
+  s.hyperparallel.style = HpStyle::AsyncDSA;
+  s.model.dsa = {true, 512, 4, 32};
+  GraphOptions o = graph_options_from(s);
+  ASSERT_TRUE(o.whole_layer);
+  o.backward = false;
+  const TaskGraph g = build_task_graph(s, RankLayout::from_scenario(s), o);
+  std::map<std::string, TaskId> at;   // rank 0's forward tasks by label (first of each)
+  for (TaskId i = 0; i < g.size(); ++i) {
+    const Task& t = g.task(i);
+    if (t.rank == 0 && t.pass == Pass::Forward) at.emplace(std::string(g.label(t)), i);
+  }
+  for (const char* l : {"q_proj", "k_proj", "v_proj", "index_k_proj", "all_gather_k", "all_gather_v",
+                        "all_gather_index_k", "indexer", "attn", "indexer_loss"})
+    ASSERT_EQ(at.count(l), 1u) << l;
+  EXPECT_EQ(at.count("qkv_proj"), 0u);   // three projections instead of the fused one
+  auto reach = [&](TaskId from, bool forward) {
+    std::vector<char> seen(g.size(), 0);
+    std::vector<TaskId> todo{from};
+    while (!todo.empty()) {
+      const TaskId t = todo.back();
+      todo.pop_back();
+      for (TaskId n : forward ? g.successors(t) : g.deps(t))
+        if (!seen[n]) seen[n] = 1, todo.push_back(n);
+    }
+    return seen;
+  };
+  const auto before_k = reach(at["all_gather_k"], false), after_k = reach(at["all_gather_k"], true);
+  EXPECT_TRUE(before_k[at["k_proj"]]);                                   // starts after its producer
+  EXPECT_FALSE(before_k[at["v_proj"]] || after_k[at["v_proj"]]);         // overlaps the next projections
+  EXPECT_FALSE(before_k[at["index_k_proj"]] || after_k[at["index_k_proj"]]);
+  EXPECT_TRUE(after_k[at["attn"]]);                                      // done before the attention needs it
+  const auto before_v = reach(at["all_gather_v"], false), after_v = reach(at["all_gather_v"], true);
+  EXPECT_TRUE(before_v[at["v_proj"]]);
+  EXPECT_FALSE(before_v[at["index_k_proj"]] || after_v[at["index_k_proj"]]);
+  EXPECT_TRUE(after_v[at["attn"]]);
+  const auto before_i = reach(at["all_gather_index_k"], false), after_i = reach(at["all_gather_index_k"], true);
+  EXPECT_TRUE(before_i[at["index_k_proj"]]);
+  EXPECT_TRUE(after_i[at["indexer"]]);
+  // Issued before the next projection is queued; the synchronous DSA gathers after the fused qkv_proj.
+  EXPECT_LT(at["all_gather_k"], at["v_proj"]);
+  EXPECT_LT(at["all_gather_v"], at["index_k_proj"]);
+  s.hyperparallel.style = HpStyle::DSA;
+  const TaskGraph sync = build_task_graph(s, RankLayout::from_scenario(s), o);
+  TaskId qkv = kNone, gather = kNone;
+  for (TaskId i = 0; i < sync.size(); ++i) {
+    const Task& t = sync.task(i);
+    if (t.rank != 0 || t.pass != Pass::Forward) continue;
+    if (sync.label(t) == "qkv_proj") qkv = i;
+    if (sync.label(t) == "all_gather_k") gather = i;
+  }
+  ASSERT_NE(qkv, kNone);
+  ASSERT_NE(gather, kNone);
+  EXPECT_LT(qkv, gather);
+}
+
+// The same in time (analytic backend): on rank 0 the K all-gather is in flight while v_proj runs.
+TEST(HyperParallelGraph, AsyncDsaGatherOverlapsTheProjectionsInTime) {
+  Scenario s = hp_scenario(1, 4, 1, 8, 2, 64, 1);
+  s.model.hidden_size = 512;
+  s.model.ffn_hidden_size = 1024;
+  s.model.seq_length = 65536;
+  s.hyperparallel.style = HpStyle::AsyncDSA;
+  s.model.dsa = {true, 2048, 4, 32};
+  s.simulation.backend = "analytic";
+  s.simulation.layers = 1;
+  const Trace t = app::predict(s, "analytic").trace;   // whole layer: the projections are built
+  const TraceEvent* gather = nullptr;
+  const TraceEvent* v_proj = nullptr;
+  const TraceEvent* attn = nullptr;
+  for (const TraceEvent& e : t.events) {
+    if (e.rank != 0 || e.pass != Pass::Forward || e.layer != 0) continue;
+    if (e.name.find("all_gather_k") != std::string::npos && e.name.find("index") == std::string::npos && !gather) gather = &e;
+    if (e.name.find("v_proj") != std::string::npos && !v_proj) v_proj = &e;
+    if (e.kind == TaskKind::AttentionForward && !attn) attn = &e;
+  }
+  ASSERT_NE(gather, nullptr);
+  ASSERT_NE(v_proj, nullptr);
+  ASSERT_NE(attn, nullptr);
+  EXPECT_LT(gather->start_s, v_proj->end_s);
+  EXPECT_GT(gather->end_s, v_proj->start_s);
+  EXPECT_LE(gather->end_s, attn->start_s);
 }
 
 TEST(HyperParallelGraph, DsaSparsePairsClosedForm) {

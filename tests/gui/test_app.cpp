@@ -6,10 +6,13 @@
 #include <QFile>
 #include <QSignalSpy>
 #include <QSpinBox>
+#include <QTabWidget>
 #include <QTest>
 
+#include "gui/app/main_window.h"
 #include "gui/app/run_panel.h"
 #include "gui/app/scenario_editor.h"
+#include "gui/views/hp_step_view.h"
 
 using namespace hcpsim;
 using namespace hcpsim::gui;
@@ -105,6 +108,28 @@ TEST(RunPanel, CancelStopsTheChild) {
   EXPECT_NE(done.at(0).at(0).toInt(), 0);
   EXPECT_FALSE(p.running());
   qunsetenv("HCPSIM_BIN");
+}
+
+// Opening a hyperparallel: scenario puts HyperParallel's step view where the ring steps are.
+TEST(MainWindow, HyperParallelScenarioShowsTheHyperParallelSteps) {
+  MainWindow w;
+  ASSERT_TRUE(w.open_path(HCPSIM_SOURCE_DIR "/scenarios/hp-llama3-8b-128k-dgx-h100-async-ulysses.yaml"));
+  auto* tabs = w.findChild<QTabWidget*>();
+  ASSERT_NE(tabs, nullptr);
+  QStringList names;
+  for (int i = 0; i < tabs->count(); ++i) names << tabs->tabText(i);
+  EXPECT_TRUE(names.contains(QStringLiteral("HyperParallel steps"))) << names.join(", ").toStdString();
+  EXPECT_FALSE(names.contains(QStringLiteral("Ring steps")));
+  auto* view = w.findChild<HpStepView*>();
+  ASSERT_NE(view, nullptr);
+  ASSERT_NE(view->model(), nullptr);
+  EXPECT_NE(view->model()->title().find("AsyncContextParallel"), std::string::npos);
+  EXPECT_EQ(view->model()->cp(), 8);
+  // Back to a Megatron scenario: the ring steps again.
+  ASSERT_TRUE(w.open_path(HCPSIM_SOURCE_DIR "/scenarios/llama3-70b-128k-dgx-h100-hcp.yaml"));
+  names.clear();
+  for (int i = 0; i < tabs->count(); ++i) names << tabs->tabText(i);
+  EXPECT_TRUE(names.contains(QStringLiteral("Ring steps"))) << names.join(", ").toStdString();
 }
 
 }  // namespace

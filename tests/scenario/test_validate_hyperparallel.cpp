@@ -158,6 +158,22 @@ TEST(ValidateHyperParallel, DsaRules) {
   expect_diag(check("", {}, base), Severity::Warning, "model.dsa is used only with hyperparallel.style: DSA", "model.dsa");
 }
 
+// AsyncDSA (HyperParallel's AsyncDSA*ContextParallel) follows the DSA rules.
+TEST(ValidateHyperParallel, AsyncDsaRules) {
+  const std::string dsa_model = "  dsa: {index_topk: 2048, index_n_heads: 64, index_head_dim: 128}\n";
+  const std::string base = kHp.substr(0, kHp.find("cluster:")) + dsa_model + kHp.substr(kHp.find("cluster:"));
+  EXPECT_FALSE(check("  style: AsyncDSA\n", {}, base).has_errors());
+  expect_diag(check("  style: AsyncDSA\n  ulysses_degree: 4\n", {}, base), Severity::Error,
+              "DSA CP only supports mode=\"colossal\"", "hyperparallel.ulysses_degree");
+  expect_diag(check("  style: AsyncDSA\n  load_balance: true\n", {}, base), Severity::Error,
+              "the DSA styles have no load_balance option", "hyperparallel.load_balance");
+  expect_diag(check("  style: AsyncDSA\n"), Severity::Error, "style AsyncDSA needs model.dsa", "hyperparallel.style");
+  // An unknown style names the four.
+  const auto bad = load_errors(kHp + "  style: AsyncDsa\n");
+  ASSERT_FALSE(bad.items().empty());
+  EXPECT_NE(format_diagnostics(bad, "t.yaml").find("AsyncDSA"), std::string::npos) << format_diagnostics(bad, "t.yaml");
+}
+
 TEST(ValidateHyperParallel, ReplacedMegatronFields) {
   const std::string with_comm = kHp.substr(0, kHp.find("cluster:")) + "  cp_comm_type: a2a\n" +
                                 kHp.substr(kHp.find("cluster:"));
