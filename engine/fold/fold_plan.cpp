@@ -147,13 +147,13 @@ FoldPlan plan_fold(const Scenario& full, bool allow, const std::string& unfold_r
     p.note = "simulation.fold is off: every rank is simulated";
     return p;
   }
+  p.enabled = true;
   if (!allow) {   // said only when the job would have been folded
     if (plan_fold(full, true).folded)
       p.note = "every rank is simulated: " + (unfold_reason.empty() ? std::string("folding was not allowed for this run")
                                                                      : unfold_reason);
     return p;
   }
-  p.enabled = true;
   if (!full.cluster.faults.empty()) {
     p.note = "cluster.faults name ranks and nodes of the whole job: every rank is simulated";
     return p;

@@ -18,7 +18,7 @@
 namespace hcpsim {
 
 struct FoldPlan {
-  bool enabled = false;       // simulation.fold is auto and the caller allowed folding
+  bool enabled = false;       // simulation.fold is auto (the user's option; the caller may still forbid folding)
   bool folded = false;        // true: `simulated` (one unit) stands for every unit of the job
   Scenario simulated;         // the scenario to build and run: one unit, or the whole job
   int represented_ranks = 0;  // GPUs of the whole job

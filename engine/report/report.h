@@ -45,7 +45,7 @@ struct MemoryReport {
 
 // How the job's ranks were simulated (engine/fold/fold_plan.h); simulate_scenario fills it.
 struct FoldSummary {
-  bool enabled = true;       // simulation.fold is auto (and the run allowed folding)
+  bool enabled = true;       // simulation.fold is auto
   bool folded = false;       // one unit was simulated for `replicas` identical units
   int simulated_ranks = 0;   // GPUs in the simulated graph
   int represented_ranks = 0; // GPUs of the whole job the report stands for
