@@ -150,8 +150,8 @@ FoldPlan plan_fold(const Scenario& full, bool allow, const std::string& unfold_r
   p.enabled = true;
   if (!allow) {   // said only when the job would have been folded
     if (plan_fold(full, true).folded)
-      p.note = "every rank is simulated: " + (unfold_reason.empty() ? std::string("folding was not allowed for this run")
-                                                                     : unfold_reason);
+      p.note = "every rank is simulated: " +
+               (unfold_reason.empty() ? std::string("folding was not allowed for this run") : unfold_reason);
     return p;
   }
   if (!full.cluster.faults.empty()) {
@@ -175,7 +175,9 @@ FoldPlan plan_fold(const Scenario& full, bool allow, const std::string& unfold_r
            std::to_string(u.shared_node) + " (its NICs and uplink)";
   };
   if (u.unit_nodes >= layout.nodes()) {
-    if (p.links_shared) p.note = "not folded: " + shared_text() + ", and so on across the whole job: every rank is simulated";
+    if (p.links_shared)
+      p.note = "not folded: " + shared_text() +
+               "; groups that share links reach every node of the job: every rank is simulated";
     return p;
   }
   if (!u.contiguous || layout.nodes() % u.unit_nodes != 0) {

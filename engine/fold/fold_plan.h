@@ -38,8 +38,9 @@ struct FoldPlan {
 };
 
 // Decides how `full` is simulated. simulation.fold: off, or `allow` false, keeps every rank, with the
-// reason in `note` (for `allow` false: `unfold_reason`, and only when the job would have folded). Never throws for a scenario that
-// validate() accepts: a job that cannot be folded exactly is simulated whole.
+// reason in `note` (for `allow` false: `unfold_reason`, and only when the job would have folded).
+// Never throws for a scenario that validate() accepts: a job that cannot be folded exactly is
+// simulated whole.
 FoldPlan plan_fold(const Scenario& full, bool allow = true, const std::string& unfold_reason = {});
 
 }  // namespace hcpsim
