@@ -130,7 +130,9 @@ void add_simulate_command(CLI::App& app, CliContext& ctx) {
   auto* trace = cmd->add_option("--trace", args->trace_path,
                                 "also write a Chrome-trace/Perfetto JSON file (gzip-compressed when FILE ends in .gz)")
                     ->check(non_empty("--trace: the file name"));
-  cmd->add_option("--trace-ranks", args->trace_ranks, "ranks the trace file keeps, e.g. 0,5-7 (default: all)")
+  cmd->add_option("--trace-ranks", args->trace_ranks,
+                  "ranks the trace file keeps, e.g. 0,5-7 (default: all, which simulates every rank; with this "
+                  "option a job of identical replicas stays folded, docs/scenario.md)")
       ->needs(trace)
       ->check(non_empty("--trace-ranks: the list of ranks"));
   cmd->add_option("--trace-layers", args->trace_layers,
