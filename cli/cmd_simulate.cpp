@@ -12,6 +12,7 @@
 #include "cli/verbosity.h"
 #include "engine/app/prediction.h"
 #include "engine/cost/route.h"
+#include "engine/fold/fold_plan.h"
 #include "engine/trace/trace_filter.h"
 #include "engine/trace/trace_output.h"
 #ifdef HCPSIM_HAVE_SIMGRID
@@ -69,7 +70,11 @@ int run(const SimulateArgs& args) {
     }
     SimulateOptions opt;
     opt.keep_events = false;   // the report needs only the task times; a trace file is streamed
-    opt.replicas_once = args.trace_path.empty();   // a trace file keeps every rank (hcpsim compare matches task ids)
+    // A trace of every rank is written unfolded: its task ids are the whole graph's, as `hcpsim run`
+    // writes them, so `hcpsim compare` matches it task by task. With --trace-ranks the run is folded
+    // and the chosen ranks are copied from their replica (docs/metrics.md "Trace files").
+    opt.replicas_once = args.trace_path.empty() || !args.trace_ranks.empty();
+    opt.unfold_reason = "a trace of every rank (--trace without --trace-ranks) is written from the whole graph";
     opt.trace_path = args.trace_path;
     try {
       if (!args.trace_ranks.empty()) {
@@ -83,6 +88,12 @@ int run(const SimulateArgs& args) {
     } catch (const std::invalid_argument& e) {
       std::cerr << "hcpsim simulate: error: " << e.what() << '\n';
       return 2;
+    }
+    if (!opt.replicas_once && !quiet()) {
+      const FoldPlan would = plan_fold(s);
+      if (would.folded)
+        std::cerr << "hcpsim simulate: note: --trace without --trace-ranks simulates all " << would.represented_ranks
+                  << " GPUs (folded: " << would.simulated_ranks << "); --trace-ranks keeps the run folded\n";
     }
     opt.progress = [](std::size_t done, std::size_t total, double t) {
       if (total >= 200000 && !quiet()) std::cerr << "simulate: " << done << "/" << total << " tasks, simulated time " << t << " s\n";
@@ -119,7 +130,9 @@ void add_simulate_command(CLI::App& app, CliContext& ctx) {
   auto* trace = cmd->add_option("--trace", args->trace_path,
                                 "also write a Chrome-trace/Perfetto JSON file (gzip-compressed when FILE ends in .gz)")
                     ->check(non_empty("--trace: the file name"));
-  cmd->add_option("--trace-ranks", args->trace_ranks, "ranks the trace file keeps, e.g. 0,5-7 (default: all)")
+  cmd->add_option("--trace-ranks", args->trace_ranks,
+                  "ranks the trace file keeps, e.g. 0,5-7 (default: all, which simulates every rank; with this "
+                  "option a job of identical replicas stays folded, docs/scenario.md)")
       ->needs(trace)
       ->check(non_empty("--trace-ranks: the list of ranks"));
   cmd->add_option("--trace-layers", args->trace_layers,

@@ -43,6 +43,16 @@ struct MemoryReport {
   std::vector<std::pair<std::string, double>> breakdown_bytes;   // (item, bytes)
 };
 
+// How the job's ranks were simulated (engine/fold/fold_plan.h); simulate_scenario fills it.
+struct FoldSummary {
+  bool enabled = true;       // simulation.fold is auto
+  bool folded = false;       // one unit was simulated for `replicas` identical units
+  int simulated_ranks = 0;   // GPUs in the simulated graph
+  int represented_ranks = 0; // GPUs of the whole job the report stands for
+  int replicas = 1;          // represented_ranks / simulated_ranks when folded, else 1
+  std::string note;          // why not folded, or which groups share links inside a unit; may be empty
+};
+
 struct Report {
   std::string scenario, backend;
   std::string configuration;            // the resolved configuration (simulate_scenario fills it)
@@ -75,6 +85,7 @@ struct Report {
   double critical_path_compute_s = 0, critical_path_comm_s = 0, critical_path_idle_s = 0;
 
   std::optional<MemoryReport> memory;
+  std::optional<FoldSummary> fold;
   // The whole step (training) or prefill composed from the layer times (engine/step); filled by
   // simulate_scenario when the scenario's batch and pipeline sizes divide.
   std::optional<StepReport> step;

@@ -39,9 +39,13 @@ std::string report_to_text(const Report& r, const ReportOptions& options) {
   os << "  world size " << r.world_size << ", " << r.gpus_per_node << " GPUs per node, " << r.tasks << " tasks, "
      << r.layers_simulated << " of " << r.num_layers << " layers simulated"
      << (r.whole_layer ? ", whole layer" : ", attention only") << "\n";
-  if (r.cluster_world_size > r.world_size)
+  if (r.fold && r.fold->folded)
+    os << "  folded: " << r.fold->simulated_ranks << " ranks simulated for the job's " << r.fold->represented_ranks
+       << " (" << r.fold->replicas << " identical replicas that share no link; sums below are for every rank)\n";
+  else if (r.cluster_world_size > r.world_size)
     os << "  the job has " << r.cluster_world_size << " GPUs: pipeline stages and data-parallel replicas run the same "
        << "layer graph and are simulated once\n";
+  if (r.fold && !r.fold->note.empty()) os << "  fold: " << r.fold->note << "\n";
   os << "\n";
   os << "Per layer (slowest rank, mean over simulated layers)\n";
   if (r.has_forward) {
@@ -139,6 +143,13 @@ std::string report_to_json(const Report& r) {
   j["world_size"] = r.world_size;
   if (r.cluster_world_size > 0) j["cluster_world_size"] = r.cluster_world_size;
   j["gpus_per_node"] = r.gpus_per_node;
+  if (r.fold)
+    j["fold"] = {{"mode", r.fold->enabled ? "auto" : "off"},
+                 {"folded", r.fold->folded},
+                 {"simulated_ranks", r.fold->simulated_ranks},
+                 {"represented_ranks", r.fold->represented_ranks},
+                 {"replicas", r.fold->replicas},
+                 {"note", r.fold->note}};
   j["attention"] = {{"forward_s", r.attention_forward_s},
                     {"backward_s", r.attention_backward_s},
                     {"forward_tflops_per_gpu", r.attention_forward_tflops_per_gpu},
@@ -233,6 +244,10 @@ std::string report_to_csv(const Report& r) {
   for (const auto& o : r.overrides) os << "override," << quoted(o) << ",\n";
   put("world_size", r.world_size, "ranks");
   put("tasks", static_cast<double>(r.tasks), "tasks");
+  if (r.fold) {
+    put("fold_simulated_ranks", r.fold->simulated_ranks, "ranks");
+    put("fold_represented_ranks", r.fold->represented_ranks, "ranks");
+  }
   put("attention_forward_s", r.attention_forward_s, "s");
   put("attention_backward_s", r.attention_backward_s, "s");
   put("attention_forward_tflops_per_gpu", r.attention_forward_tflops_per_gpu, "TFLOP/s");

@@ -6,6 +6,9 @@
 #include <algorithm>
 #include <chrono>
 
+#include "engine/fold/fold_plan.h"
+#include "engine/fold/fold_report.h"
+#include "engine/fold/folded_event_view.h"
 #include "engine/schedule/build.h"
 #include "engine/step/step_model.h"
 #include "engine/trace/chrome_trace_writer.h"
@@ -27,9 +30,8 @@ SimulationResult simulate_scenario(const Scenario& full, Backend& backend, const
   const auto t0 = std::chrono::steady_clock::now();
   // Opened first: a file that cannot be written is refused before the run, not after it.
   const std::unique_ptr<TraceOutput> trace_out = options.trace_path.empty() ? nullptr : open_trace_output(options.trace_path);
-  const Scenario sliced = options.replicas_once ? step::model_parallel_slice(full) : Scenario{};
-  const bool use_slice = options.replicas_once && sliced.world_size() < full.world_size();
-  const Scenario& s = use_slice ? sliced : full;
+  const FoldPlan fold = plan_fold(full, options.replicas_once, options.unfold_reason);
+  const Scenario& s = fold.simulated;
   const RankLayout layout = RankLayout::from_scenario(s);
   const TaskGraph g = build_task_graph(s, layout, graph_options_from(s));
   const CostModel cost(s);
@@ -41,7 +43,7 @@ SimulationResult simulate_scenario(const Scenario& full, Backend& backend, const
   SimulationResult r;
   r.tasks = g.size();
   r.trace.scenario = s.display_name();
-  r.trace.configuration = s.configuration();
+  r.trace.configuration = full.configuration();   // the job's, also when one unit of it was simulated
   r.trace.overrides = s.overrides;
   r.trace.backend = backend.name();
   r.trace.world_size = s.world_size();
@@ -55,7 +57,7 @@ SimulationResult simulate_scenario(const Scenario& full, Backend& backend, const
   r.report.configuration = r.trace.configuration;
   r.report.overrides = r.trace.overrides;
   r.report.tasks = g.size();
-  r.report.cluster_world_size = full.world_size();
+  apply_fold(r.report, fold);   // the job's GPU count, fold summary, sums over every replica
   r.report.memory = to_memory_report(estimate_memory(full));   // per-GPU memory, flagged when it does not fit
   const int m = full.micro_batches();
   if (options.compose_step && m > 0 && full.model.num_layers % (full.pp() * full.vpp()) == 0 &&
@@ -63,7 +65,15 @@ SimulationResult simulate_scenario(const Scenario& full, Backend& backend, const
     r.report.step = step::compose_step(full, layer_times_of(r.report),
                                        {.link_sharing = backend.capabilities().models_contention});
   if (trace_out) {
-    r.trace_file_events = write_chrome_trace(events, r.trace, options.trace_filter, *trace_out);
+    if (fold.folded) {   // the replicas the filter asks for, each a copy of the unit's events
+      const FoldedEventView job(events, fold.simulated_ranks,
+                                replicas_kept(options.trace_filter, fold.simulated_ranks, fold.replicas));
+      Trace header = r.trace;
+      header.world_size = fold.represented_ranks;
+      r.trace_file_events = write_chrome_trace(job, header, options.trace_filter, *trace_out);
+    } else {
+      r.trace_file_events = write_chrome_trace(events, r.trace, options.trace_filter, *trace_out);
+    }
     trace_out->close();
   }
   if (options.keep_events) {

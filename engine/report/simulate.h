@@ -28,10 +28,13 @@ struct SimulateOptions {
   TraceFilter trace_filter;
   ProgressFn progress;       // may be empty
   bool compose_step = true;  // fill Report::step from the layer times (engine/step/step_model.h)
-  // Simulate the layer graph of step::model_parallel_slice(s) only: one TP x CP group and the
-  // replicas that share its nodes. Pipeline stages and data-parallel replicas on other nodes run the
-  // same layer graph and share no link with it during the layer, so their times are identical.
+  // Fold identical replicas (engine/fold/fold_plan.h) when simulation.fold is auto: simulate one
+  // unit (a TP x CP group and the groups it shares nodes with, pp 1) and report it for the whole job.
+  // Pipeline stages and data-parallel replicas on other nodes run the same layer graph and share no
+  // link with it during the layer, so their times are identical. A trace file written from a
+  // folded run repeats the unit's events for the replicas its rank filter keeps.
   bool replicas_once = true;
+  std::string unfold_reason;   // said in the report's fold note when replicas_once is false
 };
 
 // Runs `backend` on the scenario's graph (graph_options_from(s)). Throws std::invalid_argument for

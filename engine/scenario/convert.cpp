@@ -135,6 +135,7 @@ void convert_simulation(const YAML::Node& m, YamlReader& r, Scenario& s) {
     else s.simulation.backend = *v;
   }
   if (auto v = r.get_int(m, P, "layers", 1)) s.simulation.layers = static_cast<int>(*v);
+  if (auto v = r.get_choice(m, P, "fold", {"auto", "off"})) s.simulation.fold = *v == "off" ? FoldMode::Off : FoldMode::Auto;
   if (const YAML::Node n = m["passes"]; n.IsDefined()) {
     const std::string path = "simulation.passes";
     if (!n.IsSequence() || n.size() == 0) {

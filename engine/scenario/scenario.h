@@ -160,11 +160,16 @@ struct ClusterConfig {
   std::vector<Fault> faults;
 };
 
+// simulation.fold: `auto` simulates identical replicas once when that is exact (engine/fold/fold_plan.h);
+// `off` always simulates every rank.
+enum class FoldMode { Auto, Off };
+
 struct SimulationConfig {
   std::string backend = "simgrid";
   bool forward = true;
   bool backward = true;
   int layers = 1;                            // layers simulated explicitly
+  FoldMode fold = FoldMode::Auto;
 };
 
 // Where a field came from in the YAML (for diagnostics). Keyed by dotted path.

@@ -42,7 +42,7 @@ const std::vector<std::string>& all_paths() {
       "cluster.calibration",
       "cluster.faults", "cluster.faults[].rank", "cluster.faults[].slowdown", "cluster.faults[].node",
       "cluster.faults[].nic", "cluster.faults[].bandwidth_factor", "cluster.faults[].failed",
-      "simulation", "simulation.backend", "simulation.passes", "simulation.layers",
+      "simulation", "simulation.backend", "simulation.passes", "simulation.layers", "simulation.fold",
       "hyperparallel", "hyperparallel.style", "hyperparallel.ulysses_degree", "hyperparallel.load_balance",
       "hyperparallel.layout", "hyperparallel.mesh_dim_names"};
   return paths;

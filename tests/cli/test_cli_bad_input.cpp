@@ -92,6 +92,7 @@ std::vector<Case> cases() {
       {"hcp_zero_level", R("  context_parallel_size: 8\n", "  context_parallel_size: 8\n  hierarchical_context_parallel_sizes: [0, 8]\n"), "", 1, {"FILE:9:41: error: model.hierarchical_context_parallel_sizes[0]: must be positive, got 0"}},
       {"passes_unknown", kBase + "simulation:\n  passes: [forward, sideways]\n", "", 1, {"FILE:12:21: error: simulation.passes[1]: unknown pass 'sideways' (valid values: forward, backward)"}},
       {"passes_empty", kBase + "simulation:\n  passes: []\n", "", 1, {"FILE:12:11: error: simulation.passes: expected a non-empty list"}},
+      {"fold_unknown", kBase + "simulation:\n  fold: sometimes\n", "", 1, {"FILE:12:9: error: simulation.fold: invalid value 'sometimes' (valid values: auto, off)"}},
       // --- units
       {"bandwidth_bare_number", C("  intra_node: {bandwidth: 450}\n"), "", 1, {"FILE:11:27: error: cluster.intra_node.bandwidth: '450' has no unit; a bandwidth needs one of: GB/s, Gb/s, TB/s, MB/s"}},
       {"latency_bare_number", C("  inter_node:\n    latency: 5\n"), "", 1, {"FILE:12:14: error: cluster.inter_node.latency: '5' has no unit; a time needs one of: ns, us, ms, s"}},

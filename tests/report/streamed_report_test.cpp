@@ -70,6 +70,7 @@ TEST_P(StreamedReport, EqualsTheReportOfTheFullTrace) {
   from_trace.configuration = r.report.configuration;
   from_trace.overrides = r.report.overrides;
   from_trace.cluster_world_size = r.report.cluster_world_size;
+  from_trace.fold = r.report.fold;
   from_trace.memory = r.report.memory;
   from_trace.step = r.report.step;
   EXPECT_FALSE(r.report.critical_path.empty());
