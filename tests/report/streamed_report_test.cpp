@@ -99,6 +99,7 @@ TEST(StreamedReport, ALargeRunGivesTheSameReportAndCriticalPath) {
   from_trace.cluster_world_size = r.report.cluster_world_size;
   from_trace.memory = r.report.memory;
   from_trace.step = r.report.step;
+  from_trace.fold = r.report.fold;
   EXPECT_EQ(report_to_json(from_trace), report_to_json(r.report));
   const std::vector<CriticalPathEntry> direct = critical_path(r.trace);
   ASSERT_EQ(direct.size(), r.report.critical_path.size());
