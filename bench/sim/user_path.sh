@@ -20,63 +20,23 @@ while [[ $# -gt 0 ]]; do
     *) build="$1"; shift ;;
   esac
 done
-hcpsim="$build/cli/hcpsim"
 scenario="$here/a2a-p2p-8x128-4-layers.yaml"
-if [[ ! -x "$hcpsim" ]]; then
-  echo "user_path: $hcpsim is not an executable (build the hcpsim target of a Release build, or pass its build folder)" >&2
-  exit 2
-fi
-type="$(sed -n 's/^CMAKE_BUILD_TYPE:STRING=//p' "$build/CMakeCache.txt" 2>/dev/null || true)"
-if [[ "$type" != "Release" ]]; then
-  echo "user_path: $build is a '${type:-unknown}' build; the targets are for a Release build (-DCMAKE_BUILD_TYPE=Release)" >&2
-  exit 2
-fi
-if [[ ! -x /usr/bin/time ]]; then
-  echo "user_path: /usr/bin/time is missing (Debian package 'time')" >&2
-  exit 2
-fi
-work="$(mktemp -d)"
-trap 'rm -rf "$work"' EXIT
+me=user_path
+# shellcheck source=timing_lib.sh
+source "$here/timing_lib.sh"
+require_release_build
 
-# run NAME ARGS...: the fastest of $repeat runs; sets wall, cpu, rss_mb.
-run() {
-  local name="$1"; shift
-  wall="" cpu="" rss_mb=""
-  for ((i = 0; i < repeat; ++i)); do
-    /usr/bin/time -f "%e %U %S %M" -o "$work/time" "$hcpsim" simulate "$scenario" "$@" --format json -q \
-      > "$work/$name.json"
-    read -r w u s m < "$work/time"
-    if [[ -z "$wall" ]] || awk -v a="$w" -v b="$wall" 'BEGIN { exit !(a < b) }'; then
-      wall="$w"
-      cpu="$(awk -v u="$u" -v s="$s" 'BEGIN { printf "%.2f", u + s }')"
-      rss_mb="$(awk -v m="$m" 'BEGIN { printf "%.0f", m / 1024 }')"
-    fi
-  done
-}
-
-failed=0
-# check WHAT VALUE LIMIT UNIT
-check() {
-  local verdict
-  if awk -v v="$2" -v l="$3" 'BEGIN { exit !(v <= l) }'; then verdict="met"; else verdict="MISSED"; failed=1; fi
-  printf "  %-34s %8s %-3s (target <= %s %s: %s)\n" "$1" "$2" "$4" "$3" "$4" "$verdict"
-}
-
-echo "user_path: $("$hcpsim" --version 2>/dev/null | head -1), $(nproc) CPUs, load average $(cut -d' ' -f1-3 /proc/loadavg)"
-if awk -v l="$(cut -d' ' -f1 /proc/loadavg)" -v n="$(nproc)" 'BEGIN { exit !(l > n / 2) }'; then
-  echo "user_path: warning: the machine is busy (load average above half its CPUs): wall times will be longer"
-  echo "  than on an idle machine; CPU seconds are printed too, and are less affected"
-fi
+print_machine
 for backend in analytic simgrid; do
   limit=1.0
   [[ "$backend" == simgrid ]] && limit=6
-  run "$backend" --backend "$backend"
+  time_simulate "$work/$backend.json" "$scenario" --backend "$backend"
   base_wall="$wall"
   echo "$backend: wall ${wall} s, CPU ${cpu} s, peak RSS ${rss_mb} MB"
   check "$backend wall" "$wall" "$limit" s
   check "$backend peak RSS" "$rss_mb" 250 MB
   for ext in json json.gz; do
-    run "$backend-trace" --backend "$backend" --trace "$work/trace.$ext"
+    time_simulate "$work/$backend-trace.json" "$scenario" --backend "$backend" --trace "$work/trace.$ext"
     size_mb="$(du -m "$work/trace.$ext" | cut -f1)"
     echo "$backend --trace trace.$ext: wall ${wall} s, CPU ${cpu} s, peak RSS ${rss_mb} MB, file ${size_mb} MB"
     check "$backend --trace .$ext wall" "$wall" "$(awk -v b="$base_wall" 'BEGIN { printf "%.2f", 2 * b }')" s

@@ -29,17 +29,11 @@ int ret_dq(int t) { return 7000 + 4 * t; }
 int ret_dk(int t) { return 7000 + 4 * t + 1; }
 int ret_dv(int t) { return 7000 + 4 * t + 2; }
 
-std::vector<std::int64_t> block_args(std::int64_t s, bool causal) { return {0, s, 0, s, causal ? 1 : 0}; }
-
 }  // namespace
 
 void build_dfa_backward(ScheduleContext& ctx) {
-  const auto& groups = ctx.layout.groups(GroupKind::CP);
-  const int P = static_cast<int>(groups.front().size());
+  const auto [groups, P, m, X, W, B] = dfa_frame(ctx, /*backward=*/true);
   const auto& z = ctx.sz;
-  const DfaBytes B = dfa_bytes(ctx);
-  const int m = dfa_last_step(P), X = dfa_exchanges(P, true);
-  const std::size_t W = static_cast<std::size_t>(ctx.layout.world_size());
   const std::uint64_t lse = ctx.key(BufName::Lse, dfa_final_lse_version());
   std::vector<DfaSum> dq(W), dkv(W);
   for (const auto& grp : groups)
@@ -96,7 +90,7 @@ void build_dfa_backward(ScheduleContext& ctx) {
                         {ctx.key(BufName::Q), ctx.key(BufName::K), ctx.key(BufName::V), ctx.key(BufName::Out),
                          ctx.key(BufName::DOut), lse},
                         {ctx.key(BufName::BwdDq, 0), ctx.key(BufName::BwdDkv, 0), ctx.key(BufName::BwdDkv, 1)},
-                        block_args(z.s, z.causal));
+                        dfa_block_args(z.s, z.causal));
             dq[ri].add(ctx, rank, t, {ctx.key(BufName::BwdDq, 0)}, B.q);
             dkv[ri].add(ctx, rank, t, {ctx.key(BufName::BwdDkv, 0), ctx.key(BufName::BwdDkv, 1)}, B.kv);
           } else if (w.role == DfaRole::Local) {
@@ -105,7 +99,7 @@ void build_dfa_backward(ScheduleContext& ctx) {
                         {ctx.key(BufName::Q), ctx.key(BufName::Recv, recv_k(t - 1)), ctx.key(BufName::Recv, recv_v(t - 1)),
                          ctx.key(BufName::Out), ctx.key(BufName::DOut), lse},
                         {ctx.key(BufName::BwdDq, t), ctx.key(BufName::Send, send_dk(t)), ctx.key(BufName::Send, send_dv(t))},
-                        block_args(z.s, false));
+                        dfa_block_args(z.s, false));
             dq[ri].add(ctx, rank, t, {ctx.key(BufName::BwdDq, t)}, B.q);
           } else if (w.role == DfaRole::Help) {
             const TaskId at = ctx.add_attention(rank, Pass::Backward, Stream::Main, t, a);
@@ -115,7 +109,7 @@ void build_dfa_backward(ScheduleContext& ctx) {
                          ctx.key(BufName::Recv, recv_lse(t - 1))},
                         {ctx.key(BufName::Send, send_dq(t)), ctx.key(BufName::BwdDkv, 2 * t),
                          ctx.key(BufName::BwdDkv, 2 * t + 1)},
-                        block_args(z.s, false));
+                        dfa_block_args(z.s, false));
             dkv[ri].add(ctx, rank, t, {ctx.key(BufName::BwdDkv, 2 * t), ctx.key(BufName::BwdDkv, 2 * t + 1)}, B.kv);
           }
         }

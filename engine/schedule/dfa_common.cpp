@@ -11,6 +11,15 @@ DfaBytes dfa_bytes(const ScheduleContext& ctx) {
           tokens * z.h_t * 4.0};
 }
 
+DfaFrame dfa_frame(const ScheduleContext& ctx, bool backward) {
+  const auto& groups = ctx.layout.groups(GroupKind::CP);
+  const int P = static_cast<int>(groups.front().size());
+  return {groups, P, dfa_last_step(P), dfa_exchanges(P, backward), static_cast<std::size_t>(ctx.layout.world_size()),
+          dfa_bytes(ctx)};
+}
+
+std::vector<std::int64_t> dfa_block_args(std::int64_t s, bool causal) { return {0, s, 0, s, causal ? 1 : 0}; }
+
 TaskId dfa_exchange(ScheduleContext& ctx, CommOp& op, int rank, const char* label, int k,
                   const std::vector<DfaMessage>& sends, const std::vector<DfaMessage>& receives) {
   std::vector<std::uint64_t> in, out;

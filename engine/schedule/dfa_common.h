@@ -16,6 +16,19 @@ struct DfaBytes {
 };
 DfaBytes dfa_bytes(const ScheduleContext& ctx);
 
+// What both builders start from: the CP groups and their size P, the last compute step m, the
+// number of exchanges X (forward or backward), the world size W and the chunk bytes B.
+struct DfaFrame {
+  const std::vector<std::vector<int>>& groups;
+  int P, m, X;
+  std::size_t W;
+  DfaBytes B;
+};
+DfaFrame dfa_frame(const ScheduleContext& ctx, bool backward);
+
+// Arguments of an attention block over a whole chunk of `s` tokens (causal: the diagonal block).
+std::vector<std::int64_t> dfa_block_args(std::int64_t s, bool causal);
+
 // Tensors one rank sends to one peer, or receives from one.
 struct DfaMessage {
   int peer = -1;   // global rank; -1: none

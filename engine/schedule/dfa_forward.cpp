@@ -28,19 +28,13 @@ int help_lse(int t) { return 2 * t + 1; }
 int recv_out(int t) { return 1000 + 2 * t; }
 int recv_lse(int t) { return 1001 + 2 * t; }
 
-std::vector<std::int64_t> block_args(std::int64_t s, bool causal) { return {0, s, 0, s, causal ? 1 : 0}; }
-
 }  // namespace
 
 int dfa_final_lse_version() { return 100000; }
 
 void build_dfa_forward(ScheduleContext& ctx) {
-  const auto& groups = ctx.layout.groups(GroupKind::CP);
-  const int P = static_cast<int>(groups.front().size());
+  const auto [groups, P, m, X, W, B] = dfa_frame(ctx, /*backward=*/false);
   const auto& z = ctx.sz;
-  const DfaBytes B = dfa_bytes(ctx);
-  const int m = dfa_last_step(P), X = dfa_exchanges(P, false);
-  const std::size_t W = static_cast<std::size_t>(ctx.layout.world_size());
   std::vector<int> merged(W, 0);
   std::vector<std::vector<std::uint64_t>> partials(W);
 
@@ -96,19 +90,19 @@ void build_dfa_forward(ScheduleContext& ctx) {
           if (t == 0) {
             const TaskId at = ctx.add_attention(rank, Pass::Forward, Stream::Main, t, a);
             ctx.payload(at, PayloadOp::AttnFwd, {ctx.key(BufName::Q), ctx.key(BufName::K), ctx.key(BufName::V)},
-                        {ctx.key(BufName::StepOut, 0), ctx.key(BufName::StepLse, 0)}, block_args(z.s, z.causal));
+                        {ctx.key(BufName::StepOut, 0), ctx.key(BufName::StepLse, 0)}, dfa_block_args(z.s, z.causal));
             merge(rank, r, ctx.key(BufName::StepOut, 0), ctx.key(BufName::StepLse, 0), t, false);
           } else if (w.role == DfaRole::Local) {
             const TaskId at = ctx.add_attention(rank, Pass::Forward, Stream::Main, t, a);
             ctx.payload(at, PayloadOp::AttnFwd,
                         {ctx.key(BufName::Q), ctx.key(BufName::Recv, recv_k(t - 1)), ctx.key(BufName::Recv, recv_v(t - 1))},
-                        {ctx.key(BufName::StepOut, t), ctx.key(BufName::StepLse, t)}, block_args(z.s, false));
+                        {ctx.key(BufName::StepOut, t), ctx.key(BufName::StepLse, t)}, dfa_block_args(z.s, false));
             merge(rank, r, ctx.key(BufName::StepOut, t), ctx.key(BufName::StepLse, t), t, false);
           } else if (w.role == DfaRole::Help) {
             const TaskId at = ctx.add_attention(rank, Pass::Forward, Stream::Main, t, a);
             ctx.payload(at, PayloadOp::AttnFwd,
                         {ctx.key(BufName::Recv, recv_q(t - 1)), ctx.key(BufName::K), ctx.key(BufName::V)},
-                        {ctx.key(BufName::Send, help_out(t)), ctx.key(BufName::Send, help_lse(t))}, block_args(z.s, false));
+                        {ctx.key(BufName::Send, help_out(t)), ctx.key(BufName::Send, help_lse(t))}, dfa_block_args(z.s, false));
           }
         }
         ctx.wait(rank, Stream::Main, ex);

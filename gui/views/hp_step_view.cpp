@@ -1,11 +1,7 @@
 #include "gui/views/hp_step_view.h"
 
-#include <QHBoxLayout>
-#include <QLabel>
 #include <QPainter>
 #include <QPainterPath>
-#include <QSlider>
-#include <QVBoxLayout>
 #include <algorithm>
 #include <cmath>
 
@@ -177,29 +173,11 @@ void HpStepView::paint_step_list(QPainter& p) {
   }
 }
 
-HpStepPanel::HpStepPanel(QWidget* parent) : QWidget(parent) {
-  auto* v = new QVBoxLayout(this);
-  auto* h = new QHBoxLayout;
-  label_ = new QLabel(tr("step"), this);
-  slider_ = new QSlider(Qt::Horizontal, this);
-  slider_->setRange(0, 0);
-  h->addWidget(label_);
-  h->addWidget(slider_, 1);
-  view_ = new HpStepView(this);
-  v->addLayout(h);
-  v->addWidget(view_, 1);
-  connect(slider_, &QSlider::valueChanged, view_, &HpStepView::set_step);
-  connect(view_, &HpStepView::step_changed, this, [this](int s) {
-    slider_->setValue(s);
-    label_->setText(tr("step %1").arg(s));
-  });
-}
+HpStepPanel::HpStepPanel(QWidget* parent) : QWidget(parent), view_(new HpStepView(this)), steps_(this, view_) {}
 
 void HpStepPanel::set_scenario(const Scenario& s) {
   view_->set_scenario(s);
-  slider_->setRange(0, view_->model()->step_count() - 1);
-  slider_->setValue(view_->step());
-  label_->setText(tr("step %1").arg(view_->step()));
+  steps_.reset(view_->model()->step_count(), view_->step());
 }
 
 }  // namespace hcpsim::gui

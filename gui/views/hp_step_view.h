@@ -10,9 +10,8 @@
 #include <memory>
 
 #include "gui/models/hp_steps.h"
+#include "gui/views/step_slider.h"
 
-class QSlider;
-class QLabel;
 
 namespace hcpsim::gui {
 
@@ -57,8 +56,7 @@ class HpStepPanel : public QWidget {
 
  private:
   HpStepView* view_;
-  QSlider* slider_;
-  QLabel* label_;
+  StepSlider steps_;
 };
 
 }  // namespace hcpsim::gui

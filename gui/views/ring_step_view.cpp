@@ -1,10 +1,6 @@
 #include "gui/views/ring_step_view.h"
 
-#include <QHBoxLayout>
-#include <QLabel>
 #include <QPainter>
-#include <QSlider>
-#include <QVBoxLayout>
 #include <algorithm>
 
 #include "gui/models/colors.h"
@@ -211,29 +207,11 @@ void RingStepView::paintEvent(QPaintEvent*) {
                 "outlined = this step; triangle = diagonal block (causal inside)."));
 }
 
-RingStepPanel::RingStepPanel(QWidget* parent) : QWidget(parent) {
-  auto* v = new QVBoxLayout(this);
-  auto* h = new QHBoxLayout;
-  label_ = new QLabel(tr("step"), this);
-  slider_ = new QSlider(Qt::Horizontal, this);
-  slider_->setRange(0, 0);
-  h->addWidget(label_);
-  h->addWidget(slider_, 1);
-  view_ = new RingStepView(this);
-  v->addLayout(h);
-  v->addWidget(view_, 1);
-  connect(slider_, &QSlider::valueChanged, view_, &RingStepView::set_step);
-  connect(view_, &RingStepView::step_changed, this, [this](int s) {
-    slider_->setValue(s);
-    label_->setText(tr("step %1").arg(s));
-  });
-}
+RingStepPanel::RingStepPanel(QWidget* parent) : QWidget(parent), view_(new RingStepView(this)), steps_(this, view_) {}
 
 void RingStepPanel::set_params(const RingStepParams& p) {
   view_->set_params(p);
-  slider_->setRange(0, view_->model()->steps() - 1);
-  slider_->setValue(view_->step());
-  label_->setText(tr("step %1").arg(view_->step()));
+  steps_.reset(view_->model()->steps(), view_->step());
 }
 
 }  // namespace hcpsim::gui

@@ -7,9 +7,8 @@
 #include <memory>
 
 #include "gui/models/ring_steps.h"
+#include "gui/views/step_slider.h"
 
-class QSlider;
-class QLabel;
 
 namespace hcpsim::gui {
 
@@ -48,8 +47,7 @@ class RingStepPanel : public QWidget {
 
  private:
   RingStepView* view_;
-  QSlider* slider_;
-  QLabel* label_;
+  StepSlider steps_;
 };
 
 }  // namespace hcpsim::gui
