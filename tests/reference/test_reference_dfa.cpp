@@ -7,6 +7,7 @@
 #include <vector>
 
 #include "engine/reference/verify.h"
+#include "tests/reference/expect_exact.h"
 #include "tests/graph/scenario_fixture.h"
 
 namespace hcpsim {
@@ -36,16 +37,7 @@ Scenario scenario_of(const DfaCase& c) {
 class DfaExact : public ::testing::TestWithParam<DfaCase> {};
 
 TEST_P(DfaExact, MatchesDenseAttention) {
-  const Scenario s = scenario_of(GetParam());
-  reference::VerifyOptions o;
-  o.exec.use_float = true;   // the precision hcpsim verify uses: tolerance 1e-4
-  const auto r = reference::verify_scenario(s, o);
-  EXPECT_TRUE(r.ok) << r.detail << " out " << r.out << " dq " << r.dq << " dk " << r.dk << " dv " << r.dv;
-  EXPECT_LT(r.out, 1e-4);
-  EXPECT_LT(r.dq, 1e-4);
-  EXPECT_LT(r.dk, 1e-4);
-  EXPECT_LT(r.dv, 1e-4);
-  EXPECT_GT(r.tasks, 0u);
+  testing::expect_exact_in_float(scenario_of(GetParam()));
 }
 
 TEST_P(DfaExact, MatchesInDoublePrecisionWithRandomTaskOrder) {

@@ -14,6 +14,7 @@
 #include "engine/reference/verify.h"
 #include "engine/schedule/build.h"
 #include "tests/graph/scenario_fixture.h"
+#include "tests/reference/expect_exact.h"
 
 namespace hcpsim {
 namespace {
@@ -50,16 +51,7 @@ Scenario scenario_of(const HpCase& c) {
 class HyperParallelExact : public ::testing::TestWithParam<HpCase> {};
 
 TEST_P(HyperParallelExact, MatchesDenseAttention) {
-  const Scenario s = scenario_of(GetParam());
-  reference::VerifyOptions o;
-  o.exec.use_float = true;   // the precision hcpsim verify uses: tolerance 1e-4
-  const auto r = reference::verify_scenario(s, o);
-  EXPECT_TRUE(r.ok) << r.detail << " out " << r.out << " dq " << r.dq << " dk " << r.dk << " dv " << r.dv;
-  EXPECT_LT(r.out, 1e-4);
-  EXPECT_LT(r.dq, 1e-4);
-  EXPECT_LT(r.dk, 1e-4);
-  EXPECT_LT(r.dv, 1e-4);
-  EXPECT_GT(r.tasks, 0u);
+  testing::expect_exact_in_float(scenario_of(GetParam()));
 }
 
 std::vector<HpCase> cases() {
@@ -145,14 +137,7 @@ TEST_P(HyperParallelAsyncDsaExact, MatchesMaskedDenseAttention) {
   Scenario s = scenario_of({"x", c.cp, 1, false, false, c.gqa, c.causal, 1});
   s.hyperparallel.style = HpStyle::AsyncDSA;
   s.model.dsa = {true, c.topk, 3, 4};
-  reference::VerifyOptions o;
-  o.exec.use_float = true;
-  const auto r = reference::verify_scenario(s, o);
-  EXPECT_TRUE(r.ok) << r.detail << " out " << r.out << " dq " << r.dq << " dk " << r.dk << " dv " << r.dv;
-  EXPECT_LT(r.out, 1e-4);
-  EXPECT_LT(r.dq, 1e-4);
-  EXPECT_LT(r.dk, 1e-4);
-  EXPECT_LT(r.dv, 1e-4);
+  testing::expect_exact_in_float(s);
   // The graph verified is the async one: projections, with the gathers reading their outputs.
   GraphOptions go;
   go.with_payloads = true;

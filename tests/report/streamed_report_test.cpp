@@ -53,6 +53,22 @@ std::string slurp(const std::string& path) {
   return ss.str();
 }
 
+// The report computed from the run's full trace, with the fields simulate_scenario fills after the
+// report (not computed from events) copied from the run's own report.
+Report report_from_trace(const Scenario& s, const SimulationResult& r) {
+  ReportOptions ro;
+  ro.num_layers = s.model.num_layers;
+  ro.wall_s = r.report.wall_s;
+  Report from_trace = compute_report(r.trace, ro);
+  from_trace.configuration = r.report.configuration;
+  from_trace.overrides = r.report.overrides;
+  from_trace.cluster_world_size = r.report.cluster_world_size;
+  from_trace.fold = r.report.fold;
+  from_trace.memory = r.report.memory;
+  from_trace.step = r.report.step;
+  return from_trace;
+}
+
 class StreamedReport : public ::testing::TestWithParam<std::string> {};
 
 // simulate_scenario computes its report from the graph and the task times; the same events kept as
@@ -62,17 +78,7 @@ TEST_P(StreamedReport, EqualsTheReportOfTheFullTrace) {
   AnalyticBackend backend;
   const SimulationResult r = simulate_scenario(s, backend);
   ASSERT_EQ(r.trace.events.size(), r.tasks);
-  ReportOptions ro;
-  ro.num_layers = s.model.num_layers;
-  ro.wall_s = r.report.wall_s;
-  Report from_trace = compute_report(r.trace, ro);
-  // Fields simulate_scenario fills after the report (not computed from events).
-  from_trace.configuration = r.report.configuration;
-  from_trace.overrides = r.report.overrides;
-  from_trace.cluster_world_size = r.report.cluster_world_size;
-  from_trace.fold = r.report.fold;
-  from_trace.memory = r.report.memory;
-  from_trace.step = r.report.step;
+  const Report from_trace = report_from_trace(s, r);
   EXPECT_FALSE(r.report.critical_path.empty());
   EXPECT_EQ(report_to_json(from_trace), report_to_json(r.report));
   EXPECT_EQ(report_to_text(from_trace), report_to_text(r.report));
@@ -90,16 +96,7 @@ TEST(StreamedReport, ALargeRunGivesTheSameReportAndCriticalPath) {
   AnalyticBackend backend;
   const SimulationResult r = simulate_scenario(s, backend);
   ASSERT_GE(r.tasks, 100000u);   // the threaded path
-  ReportOptions ro;
-  ro.num_layers = s.model.num_layers;
-  ro.wall_s = r.report.wall_s;
-  Report from_trace = compute_report(r.trace, ro);
-  from_trace.configuration = r.report.configuration;
-  from_trace.overrides = r.report.overrides;
-  from_trace.cluster_world_size = r.report.cluster_world_size;
-  from_trace.memory = r.report.memory;
-  from_trace.step = r.report.step;
-  from_trace.fold = r.report.fold;
+  const Report from_trace = report_from_trace(s, r);
   EXPECT_EQ(report_to_json(from_trace), report_to_json(r.report));
   const std::vector<CriticalPathEntry> direct = critical_path(r.trace);
   ASSERT_EQ(direct.size(), r.report.critical_path.size());
