@@ -18,6 +18,14 @@ DfaFrame dfa_frame(const ScheduleContext& ctx, bool backward) {
           dfa_bytes(ctx)};
 }
 
+AttentionShape dfa_block_shape(const ScheduleContext& ctx, int t, const DfaWork& w) {
+  const auto& z = ctx.sz;
+  const MaskSection sec = t == 0 && z.causal ? MaskSection::Diagonal : MaskSection::Full;
+  AttentionShape a = attention_shape(z.b, z.s, z.s, z.h_t, z.g_t, z.d_qk, z.d_v, sec);
+  a.kv_source = w.kv_owner;
+  return a;
+}
+
 std::vector<std::int64_t> dfa_block_args(std::int64_t s, bool causal) { return {0, s, 0, s, causal ? 1 : 0}; }
 
 TaskId dfa_exchange(ScheduleContext& ctx, CommOp& op, int rank, const char* label, int k,

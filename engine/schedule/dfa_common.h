@@ -26,6 +26,10 @@ struct DfaFrame {
 };
 DfaFrame dfa_frame(const ScheduleContext& ctx, bool backward);
 
+// The attention shape of step `t`'s block: a whole chunk against a whole chunk, the causal diagonal
+// at step 0, K/V from `w.kv_owner`.
+AttentionShape dfa_block_shape(const ScheduleContext& ctx, int t, const DfaWork& w);
+
 // Arguments of an attention block over a whole chunk of `s` tokens (causal: the diagonal block).
 std::vector<std::int64_t> dfa_block_args(std::int64_t s, bool causal);
 

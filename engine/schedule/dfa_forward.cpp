@@ -84,9 +84,7 @@ void build_dfa_forward(ScheduleContext& ctx) {
         }
         if (t <= m) {
           const DfaWork w = dfa_work(P, r, t);
-          const MaskSection sec = t == 0 && z.causal ? MaskSection::Diagonal : MaskSection::Full;
-          AttentionShape a = attention_shape(z.b, z.s, z.s, z.h_t, z.g_t, z.d_qk, z.d_v, sec);
-          a.kv_source = w.kv_owner;
+          const AttentionShape a = dfa_block_shape(ctx, t, w);
           if (t == 0) {
             const TaskId at = ctx.add_attention(rank, Pass::Forward, Stream::Main, t, a);
             ctx.payload(at, PayloadOp::AttnFwd, {ctx.key(BufName::Q), ctx.key(BufName::K), ctx.key(BufName::V)},

@@ -11,21 +11,11 @@
 #include "engine/layout/rank_layout.h"
 #include "sim/simgrid_backend.h"
 #include "tests/cost/test_scenario.h"
+#include "tests/sim/backend_makespan.h"
 #include "tests/sim/sim_test_util.h"
 
 namespace hcpsim::sim::testing {
 namespace {
-
-double makespan(Backend& b, const TaskGraph& g, const Scenario& s) {
-  const RankLayout layout = RankLayout::from_scenario(s);
-  const CostModel cost(s);
-  RunContext ctx{s, layout, cost, {}};
-  TraceCollector sink;
-  b.run(g, ctx, sink);
-  double end = 0;
-  for (const auto& e : sink.trace.events) end = std::max(end, e.end_s);
-  return end;
-}
 
 std::vector<int> ranks(int n) {
   std::vector<int> r;
