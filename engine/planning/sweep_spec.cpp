@@ -56,7 +56,7 @@ std::string value_text(const YAML::Node& n, const std::string& file, const std::
   throw std::runtime_error(where(file, n) + ": " + field + ": expected a value or a list of values");
 }
 
-const std::set<std::string> kCommTypes{"p2p", "all_gather", "a2a", "a2a+p2p", "hyperparallel"};
+const std::set<std::string> kCommTypes{"p2p", "all_gather", "a2a", "a2a+p2p", "dfa", "hyperparallel"};
 
 // HyperParallel's modes for one cp > 1 (the base scenario must not carry a hyperparallel: section of
 // its own with other Megatron comm types in the same sweep: an override cannot remove a section).
@@ -106,7 +106,7 @@ AxisGroup make_cp_layouts(const std::vector<int>& cps, const std::vector<std::st
   for (const std::string& t : comm_types)
     if (!kCommTypes.count(t))
       throw std::invalid_argument("cp_layouts: unknown comm type '" + t +
-                                  "' (valid: p2p, all_gather, a2a, a2a+p2p, hyperparallel)");
+                                  "' (valid: p2p, all_gather, a2a, a2a+p2p, dfa, hyperparallel)");
   for (int cp : cps) {
     if (cp < 1) throw std::invalid_argument("cp_layouts: cp must be >= 1, got " + std::to_string(cp));
     const std::string cp_s = std::to_string(cp);

@@ -112,6 +112,19 @@ TEST(SweepSpec, CpLayoutsGenerateEveryCommTypeAndSplit) {
   EXPECT_THROW(make_cp_layouts({4}, {"allgather"}), std::invalid_argument);
 }
 
+TEST(SweepSpec, CpLayoutsAcceptDistFlashAttn) {
+  const AxisGroup g = make_cp_layouts({8}, {"p2p", "dfa"});
+  ASSERT_EQ(g.values.size(), 2u);
+  EXPECT_EQ(g.values[1].labels, (std::vector<std::string>{"8", "dfa"}));
+  EXPECT_EQ(g.values[1].overrides[1], "model.cp_comm_type=dfa");
+  try {
+    make_cp_layouts({8}, {"distflash"});
+    FAIL() << "an unknown comm type must be refused";
+  } catch (const std::invalid_argument& e) {
+    EXPECT_NE(std::string(e.what()).find("dfa"), std::string::npos) << e.what();
+  }
+}
+
 TEST(SweepSpec, LoadsSweepFileWithBaseRelativeToIt) {
   TempDir t;
   fs::create_directories(t.path / "sweeps");
