@@ -11,6 +11,7 @@
 #include "engine/cost/attention_tables.h"
 #include "engine/cost/cost_defaults.h"
 #include "engine/cost/nccl_curves.h"
+#include "engine/cost/nccl_p2p.h"
 
 namespace hcpsim {
 
@@ -196,6 +197,27 @@ double CostModel::link_efficiency(TaskKind op, double message_bytes, LinkClass c
   const BandwidthCurve curve = nccl_bandwidth_curve(op, c, impl_->scenario.cluster.intra_node_nvls);
   const double family = c == LinkClass::IntraNode ? nvlink_family_ratio(impl_->scenario.cluster.gpu.name) : 1.0;
   return std::min(1.0, plateau * curve.plateau_ratio * family) * m / (m + curve.half_bytes);
+}
+
+double CostModel::p2p_efficiency(double message_bytes, LinkClass c, double route_Bps, const NcclP2pComm& comm) const {
+  const double base = link_efficiency(TaskKind::SendRecv, message_bytes, c);
+  const auto& e = impl_->scenario.cluster.efficiency;
+  const auto& table = c == LinkClass::IntraNode ? impl_->calibration.intra_node : impl_->calibration.inter_node;
+  if (!e.terms.nccl_p2p_channels || !(route_Bps > 0)) return base;
+  for (const auto& p : table)
+    if (p.op == "send_recv") return base;   // measured: the calibration already holds the cap
+  const bool intra = c == LinkClass::IntraNode;
+  const double m = std::max(1.0, message_bytes);
+  const double plateau = intra ? e.intra_node_link : e.inter_node_link;
+  double level = plateau;
+  double half = intra ? cost_defaults::kIntraNodeHalfBandwidth_bytes : cost_defaults::kInterNodeHalfBandwidth_bytes;
+  if (e.terms.bandwidth_curves) {
+    // Send/recv's NVLink ratio is 1; its network ratio (0.59) is the per-peer cap priced here instead.
+    level = std::min(1.0, plateau * (intra ? nvlink_family_ratio(impl_->scenario.cluster.gpu.name) : 1.0));
+    half = nccl_bandwidth_curve(TaskKind::SendRecv, c, impl_->scenario.cluster.intra_node_nvls).half_bytes;
+  }
+  const double cap = nccl_p2p_cap_Bps(nccl_arch(impl_->scenario.cluster.gpu.name), c, comm, m) / route_Bps;
+  return std::min(level, cap) * m / (m + half);
 }
 
 double CostModel::link_plateau(TaskKind op, LinkClass c) const {
