@@ -39,6 +39,9 @@ class CostModel {
   // small-message bend, where the network's link level is inter_node_link itself (the term prices
   // the per-peer cap that the fitted network send/recv ratio of section 9.2 stands for otherwise).
   double p2p_efficiency(double message_bytes, LinkClass c, double route_Bps, const NcclP2pComm& comm) const;
+  // The NCCL communicator of send/recv op `op` as NCCL's channel rules see it: its members, the
+  // nodes they span, and the GPUs' NVLinks (docs/metrics.md section 9.10).
+  NcclP2pComm p2p_comm(const CommOp& op) const;
   // Plateau of that curve: the fraction of the nominal bandwidth NCCL op `op` reaches on large
   // messages (the curve's level, or the calibration table's value at its largest message). The
   // `nccl_ring_latency` term prices ring collectives with it, their per-call latency apart.

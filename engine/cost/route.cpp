@@ -184,18 +184,7 @@ double RouteModel::p2p_transfer_seconds(const Route& r, double bytes, const Nccl
   return r.latency_s + bytes / (r.bottleneck_Bps * cost_.p2p_efficiency(bytes, r.link_class, r.bottleneck_Bps, comm));
 }
 
-NcclP2pComm RouteModel::p2p_comm(const CommOp& op) const {
-  const int gpn = std::max(1, s_.cluster.gpus_per_node);
-  std::vector<int> nodes;
-  nodes.reserve(op.ranks.size());
-  for (const std::int32_t r : op.ranks) nodes.push_back(r / gpn);
-  std::sort(nodes.begin(), nodes.end());
-  NcclP2pComm c;
-  c.ranks = static_cast<int>(op.ranks.size());
-  c.nodes = static_cast<int>(std::unique(nodes.begin(), nodes.end()) - nodes.begin());
-  c.nvlinks_per_gpu = nvlinks_per_gpu(nccl_arch(s_.cluster.gpu.name), s_.cluster.intra_node_bandwidth_Bps);
-  return c;
-}
+NcclP2pComm RouteModel::p2p_comm(const CommOp& op) const { return cost_.p2p_comm(op); }
 
 double RouteModel::transfer_seconds(int src, int dst, double bytes) const {
   return transfer_seconds(route(src, dst), bytes, bytes);
