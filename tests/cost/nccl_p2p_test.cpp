@@ -71,6 +71,21 @@ TEST(NcclP2p, PerChannelRates) {
   EXPECT_DOUBLE_EQ(nccl_p2p_cap_Bps(NcclArch::Ampere, LinkClass::IntraNode, comm(8, 1, 12), 256.0 * MiB), 16 * 12.0e9);
 }
 
+TEST(NcclP2p, CommunicatorOfASendRecvOp) {
+  // Members 0, 8 and 9 of a 2 x 8 A100 cluster: 3 ranks on 2 nodes, 12 NVLinks per GPU.
+  Scenario s = test::dgx_scenario(2, 8);
+  s.cluster.gpu.name = "a100-sxm-80gb";
+  s.cluster.intra_node_bandwidth_Bps = 300e9;
+  CommOp op;
+  op.ranks = {0, 8, 9};
+  const NcclP2pComm c = CostModel(s).p2p_comm(op);
+  EXPECT_EQ(c.ranks, 3);
+  EXPECT_EQ(c.nodes, 2);
+  EXPECT_EQ(c.nvlinks_per_gpu, 12);
+  op.ranks = {8, 9, 10, 11};
+  EXPECT_EQ(CostModel(s).p2p_comm(op).nodes, 1);
+}
+
 Scenario a100_node(bool term, bool curves) {
   Scenario s = test::dgx_scenario();
   s.cluster.gpu.name = "a100-sxm-80gb";
