@@ -182,7 +182,8 @@ class Lowering {
                                     " names a rank that is not a member of comm op " + std::to_string(index_));
       if (!(tr.bytes >= 0))
         throw std::invalid_argument(where(g_, op_.tasks[s]) + ": transfer " + transfer_text(tr) + " bytes must be >= 0");
-      add_flow(s, d, tr.bytes, s == d ? 1 : 2, p2p_speedup(s, d));
+      const double eff = c_.p2p_efficiency && tr.bytes > 0 ? c_.p2p_efficiency(op_, tr.src, tr.dst, tr.bytes) : 0.0;
+      add_flow(s, d, tr.bytes, s == d ? 1 : 2, p2p_speedup(s, d), eff);
       ++out_.member_flows[s];
       ++out_.gate_begin[s + 1];
       if (d != s) {

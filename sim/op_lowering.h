@@ -18,6 +18,8 @@
 //    spreads over several NICs keeps its one SimGrid path and moves bytes / (efficiency * speed-up)
 //    on it, so alone it lasts as long as on the rails; contention with other flows is then seen on
 //    that path's NICs only (docs/metrics.md section 9.7).
+//  - `nccl_p2p_channels` (PlanCosts::p2p_efficiency): a send/recv flow moves at most NCCL's
+//    channels per peer x per-channel rate (docs/metrics.md section 9.10).
 //  - `nccl_ring_latency` (PlanCosts::ring_pipeline): a ring collective as NCCL pipelines it. One
 //    flow per hop i -> i+1, all started with the op, each carrying every step's chunk
 //    (steps x chunk bytes) at the hop's pipeline efficiency; the members end `tail_s` (NCCL's ring
@@ -51,6 +53,10 @@ struct PlanCosts {
   // send/recv or all-to-all. The flow's wire bytes are divided by the factor (>= 1).
   std::function<std::vector<double>(const CommOp& op)> ring_rail_speedups;
   std::function<double(std::int32_t src, std::int32_t dst)> p2p_rail_speedup;
+  // Optional (empty: link_efficiency). `nccl_p2p_channels` term: the efficiency in (0, 1] of the
+  // send/recv flow src -> dst of `bytes` in op `op`, relative to the same nominal bandwidth as
+  // link_efficiency and before the rail speed-up (CostModel::p2p_efficiency on the route).
+  std::function<double(const CommOp& op, std::int32_t src, std::int32_t dst, double bytes)> p2p_efficiency;
   // Optional (empty: step by step). `nccl_ring_latency` term, for AllGather / ReduceScatter /
   // AllReduce ops with bytes: the efficiency each hop's one flow moves at (n values in (0, 1],
   // replacing link_efficiency) and the latency the members end after the last flow, seconds.

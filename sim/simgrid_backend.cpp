@@ -31,6 +31,14 @@ PlanCosts costs_from(const RunContext& ctx, const TaskGraph& g) {
   c.comm_overhead_s = [&cost](const Task& t) { return cost.comm_overhead_s(t); };
   c.gpus_per_node = ctx.scenario.cluster.gpus_per_node;
   auto routes = std::make_shared<const RouteModel>(ctx.scenario, cost);
+  if (cost.terms().nccl_p2p_channels) {
+    // The analytic backend's send/recv efficiency on the flow's route, relative to its one SimGrid
+    // path (the rail speed-up is applied on top).
+    c.p2p_efficiency = [routes](const CommOp& op, std::int32_t src, std::int32_t dst, double bytes) {
+      const Route r = routes->route(src, dst);
+      return routes->cost().p2p_efficiency(bytes, r.link_class, r.bottleneck_Bps, routes->p2p_comm(op));
+    };
+  }
   if (cost.terms().nccl_ring_latency) {
     // The analytic backend's pipeline of the ring collective (same hops, efficiencies and latency).
     c.ring_pipeline = [routes](const CommOp& op) {

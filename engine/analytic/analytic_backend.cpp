@@ -89,6 +89,9 @@ class Simulation {
     const std::size_t n = g_.size();
     xfer_offset_.assign(n + 1, 0);
     op_ready_.assign(g_.comms().size(), 0);
+    p2p_comm_.assign(g_.comms().size(), NcclP2pComm{});
+    for (std::uint32_t oi = 0; oi < g_.comms().size(); ++oi)
+      if (g_.comms()[oi].kind == TaskKind::SendRecv) p2p_comm_[oi] = routes_.p2p_comm(g_.comms()[oi]);
     std::unordered_map<std::int32_t, TaskId> task_of;
     auto for_each_transfer = [&](auto&& fn) {
       for (std::uint32_t oi = 0; oi < g_.comms().size(); ++oi) {
@@ -156,7 +159,8 @@ class Simulation {
         const XferState& x = xfers_[xfer_list_[k]];
         const TaskId other = x.src_task == id ? x.dst_task : x.src_task;
         if (other == id || ready_s_[other] >= 0) {
-          const double dur = routes_.transfer_seconds(g_.task(x.src_task).rank, g_.task(x.dst_task).rank, x.bytes);
+          const Route r = routes_.route(g_.task(x.src_task).rank, g_.task(x.dst_task).rank);
+          const double dur = routes_.p2p_transfer_seconds(r, x.bytes, p2p_comm_[t.comm]);
           push(now + dur, EvKind::TransferDone, xfer_list_[k]);
         }
       }
@@ -259,6 +263,7 @@ class Simulation {
   std::vector<double> ready_s_;
   std::vector<Gpu> gpus_;
   std::vector<std::uint32_t> op_ready_;
+  std::vector<NcclP2pComm> p2p_comm_;     // per comm op: its NCCL communicator (send/recv ops only)
   std::vector<XferState> xfers_;
   std::vector<std::uint32_t> xfer_offset_;
   std::vector<std::uint32_t> xfer_list_;

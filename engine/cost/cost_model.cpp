@@ -11,6 +11,7 @@
 #include "engine/cost/attention_tables.h"
 #include "engine/cost/cost_defaults.h"
 #include "engine/cost/nccl_curves.h"
+#include "engine/cost/nccl_p2p.h"
 
 namespace hcpsim {
 
@@ -198,6 +199,41 @@ double CostModel::link_efficiency(TaskKind op, double message_bytes, LinkClass c
   return std::min(1.0, plateau * curve.plateau_ratio * family) * m / (m + curve.half_bytes);
 }
 
+double CostModel::p2p_efficiency(double message_bytes, LinkClass c, double route_Bps, const NcclP2pComm& comm) const {
+  const double base = link_efficiency(TaskKind::SendRecv, message_bytes, c);
+  const auto& e = impl_->scenario.cluster.efficiency;
+  const auto& table = c == LinkClass::IntraNode ? impl_->calibration.intra_node : impl_->calibration.inter_node;
+  if (!e.terms.nccl_p2p_channels || !(route_Bps > 0)) return base;
+  for (const auto& p : table)
+    if (p.op == "send_recv") return base;   // measured: the calibration already holds the cap
+  const bool intra = c == LinkClass::IntraNode;
+  const double m = std::max(1.0, message_bytes);
+  const double plateau = intra ? e.intra_node_link : e.inter_node_link;
+  double level = plateau;
+  double half = intra ? cost_defaults::kIntraNodeHalfBandwidth_bytes : cost_defaults::kInterNodeHalfBandwidth_bytes;
+  if (e.terms.bandwidth_curves) {
+    // Send/recv's NVLink ratio is 1; its network ratio (0.59) is the per-peer cap priced here instead.
+    level = std::min(1.0, plateau * (intra ? nvlink_family_ratio(impl_->scenario.cluster.gpu.name) : 1.0));
+    half = nccl_bandwidth_curve(TaskKind::SendRecv, c, impl_->scenario.cluster.intra_node_nvls).half_bytes;
+  }
+  const double cap = nccl_p2p_cap_Bps(nccl_arch(impl_->scenario.cluster.gpu.name), c, comm, m) / route_Bps;
+  return std::min(level, cap) * m / (m + half);
+}
+
+NcclP2pComm CostModel::p2p_comm(const CommOp& op) const {
+  const auto& cl = impl_->scenario.cluster;
+  const int gpn = std::max(1, cl.gpus_per_node);
+  std::vector<int> nodes;
+  nodes.reserve(op.ranks.size());
+  for (const std::int32_t r : op.ranks) nodes.push_back(r / gpn);
+  std::sort(nodes.begin(), nodes.end());
+  NcclP2pComm c;
+  c.ranks = static_cast<int>(op.ranks.size());
+  c.nodes = static_cast<int>(std::unique(nodes.begin(), nodes.end()) - nodes.begin());
+  c.nvlinks_per_gpu = nvlinks_per_gpu(nccl_arch(cl.gpu.name), cl.intra_node_bandwidth_Bps);
+  return c;
+}
+
 double CostModel::link_plateau(TaskKind op, LinkClass c) const {
   const auto& e = impl_->scenario.cluster.efficiency;
   const bool curves = e.terms.bandwidth_curves;
@@ -252,9 +288,12 @@ double CostModel::comm_compute_load(const TaskGraph& g, const Task& t, LinkClass
   else if (op.kind == TaskKind::AllReduce) message = op.bytes_per_rank / std::max(1, n);
   else if (op.kind != TaskKind::SendRecv) message = op.bytes_per_rank;
   if (!(message > 0)) return 0.0;
-  const int channels = nccl_channels(op.kind, c, message, n);
   const double nominal_Bps = c == LinkClass::IntraNode ? sc.cluster.intra_node_bandwidth_Bps : sc.cluster.nic_bandwidth_Bps;
-  const double rate_Bps = nominal_Bps * link_efficiency(op.kind, message, c);
+  const int channels = nccl_channels(op.kind, c, message, n);
+  double rate_Bps = nominal_Bps * link_efficiency(op.kind, message, c);
+  // `nccl_p2p_channels` (section 9.10): a send/recv moves its bytes through HBM at its capped rate.
+  if (op.kind == TaskKind::SendRecv && sc.cluster.efficiency.terms.nccl_p2p_channels)
+    rate_Bps = nominal_Bps * p2p_efficiency(message, c, nominal_Bps, p2p_comm(op));
   // NCCL reads what the GPU sends and writes what it receives: twice the link rate through HBM.
   const double hbm_share = 2.0 * rate_Bps / sc.cluster.gpu.hbm_Bps;
   return static_cast<double>(channels) / static_cast<double>(sc.cluster.gpu.sm_count) +

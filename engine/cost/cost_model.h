@@ -11,6 +11,7 @@
 namespace hcpsim {
 
 enum class LinkClass { IntraNode, InterNode };
+struct NcclP2pComm;
 
 class CostModel {
  public:
@@ -31,6 +32,16 @@ class CostModel {
   // Same for a flow of NCCL op `op` (SendRecv, AllToAll, AllGather, ReduceScatter, AllReduce): the
   // op's own curve when the `bandwidth_curves` term is on, else the send/recv curve.
   double link_efficiency(TaskKind op, double message_bytes, LinkClass c) const;
+  // Efficiency (fraction of `route_Bps`, the route's nominal bottleneck bandwidth) of one send/recv
+  // flow of `message_bytes` on a route of class `c` inside NCCL communicator `comm`. Without the
+  // `nccl_p2p_channels` term, or with a calibration table for the class: link_efficiency(SendRecv,
+  // m, c). With it: min(link level, NCCL's channels x per-channel rate / route_Bps) x the send/recv
+  // small-message bend, where the network's link level is inter_node_link itself (the term prices
+  // the per-peer cap that the fitted network send/recv ratio of section 9.2 stands for otherwise).
+  double p2p_efficiency(double message_bytes, LinkClass c, double route_Bps, const NcclP2pComm& comm) const;
+  // The NCCL communicator of send/recv op `op` as NCCL's channel rules see it: its members, the
+  // nodes they span, and the GPUs' NVLinks (docs/metrics.md section 9.10).
+  NcclP2pComm p2p_comm(const CommOp& op) const;
   // Plateau of that curve: the fraction of the nominal bandwidth NCCL op `op` reaches on large
   // messages (the curve's level, or the calibration table's value at its largest message). The
   // `nccl_ring_latency` term prices ring collectives with it, their per-call latency apart.

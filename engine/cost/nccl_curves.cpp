@@ -24,7 +24,9 @@ BandwidthCurve nccl_bandwidth_curve(TaskKind op, LinkClass c, bool nvls) {
       return intra ? BandwidthCurve{nvls ? 1.22 : 1.0, 256.0 * 1024} : BandwidthCurve{0.96, 512.0 * 1024};
     default:
       // send/recv. On the network the level and bend are fitted on the in-application CP ring
-      // send/recv times of the Meta CP paper's Table 5 (fit cases; docs/metrics.md 9.6).
+      // send/recv times of the Meta CP paper's Table 5 (fit cases; docs/metrics.md 9.6). With the
+      // `nccl_p2p_channels` term, CostModel::p2p_efficiency prices a send/recv in its communicator
+      // with NCCL's per-peer cap instead of this network level (docs/metrics.md 9.10).
       return intra ? BandwidthCurve{1.0, 1024.0 * 1024} : BandwidthCurve{0.59, 1024.0 * 1024};
   }
 }

@@ -178,6 +178,14 @@ double RouteModel::transfer_seconds(const Route& r, double bytes, double message
   return r.latency_s + bytes / (r.bottleneck_Bps * cost_.link_efficiency(op, message_bytes, r.link_class));
 }
 
+double RouteModel::p2p_transfer_seconds(const Route& r, double bytes, const NcclP2pComm& comm) const {
+  if (r.self) return 0.0;
+  if (bytes <= 0) return r.latency_s;
+  return r.latency_s + bytes / (r.bottleneck_Bps * cost_.p2p_efficiency(bytes, r.link_class, r.bottleneck_Bps, comm));
+}
+
+NcclP2pComm RouteModel::p2p_comm(const CommOp& op) const { return cost_.p2p_comm(op); }
+
 double RouteModel::transfer_seconds(int src, int dst, double bytes) const {
   return transfer_seconds(route(src, dst), bytes, bytes);
 }

@@ -7,6 +7,7 @@
 #include <vector>
 
 #include "engine/cost/cost_model.h"
+#include "engine/cost/nccl_p2p.h"
 #include "engine/scenario/scenario.h"
 
 namespace hcpsim {
@@ -51,6 +52,12 @@ class RouteModel {
   // Same for a route already looked up, with `message_bytes` and the NCCL op `op` choosing the
   // efficiency (CostModel::link_efficiency(op, ...)).
   double transfer_seconds(const Route& r, double bytes, double message_bytes, TaskKind op = TaskKind::SendRecv) const;
+  // Seconds for one send/recv transfer of `bytes` alone on the route inside NCCL communicator
+  // `comm`: latency + bytes / (bw * CostModel::p2p_efficiency), the `nccl_p2p_channels` cap included.
+  double p2p_transfer_seconds(const Route& r, double bytes, const NcclP2pComm& comm) const;
+  // The NCCL communicator of send/recv op `op` as the channel rules see it: its members, the nodes
+  // they span, and the GPUs' NVLinks (docs/metrics.md section 9.10).
+  NcclP2pComm p2p_comm(const CommOp& op) const;
   // NIC index a rank's inter-node traffic uses (GPU i -> NIC i mod nics_per_node, failover applied);
   // -1 when its node has no working NIC.
   int nic_of(int rank) const;

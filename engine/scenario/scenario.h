@@ -61,9 +61,10 @@ struct ModelTerms {
   bool nccl_rails = true;                  // NCCL channels spread inter-node traffic over several NICs (rails)
   bool nccl_ring_latency = true;           // ring collectives pipelined: NCCL's latency once per call, not per step
   bool nccl_protocols = true;              // LL / LL128 / Simple chosen by size as NCCL's tuning model does
+  bool nccl_p2p_channels = true;           // a send/recv flow reaches at most NCCL's channels per peer x per-channel rate
 
   // Every term off: the nominal model the closed-form tests check.
-  static ModelTerms all_off() { return {false, false, false, false, false, false, false, false}; }
+  static ModelTerms all_off() { return {false, false, false, false, false, false, false, false, false}; }
 };
 
 // Plateau efficiencies (fractions of peak) for large shapes; the cost model adds its own

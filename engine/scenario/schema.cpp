@@ -38,7 +38,7 @@ const std::vector<std::string>& all_paths() {
       "cluster.efficiency.model_terms.memory_operators", "cluster.efficiency.model_terms.attention_shapes",
       "cluster.efficiency.model_terms.nccl_rails", "cluster.efficiency.model_terms.nccl_ring_latency",
     "cluster.efficiency.model_terms.nccl_protocols", "cluster.efficiency.model_terms.nccl_ring_latency",
-      "cluster.efficiency.model_terms.nccl_protocols",
+      "cluster.efficiency.model_terms.nccl_protocols", "cluster.efficiency.model_terms.nccl_p2p_channels",
       "cluster.calibration",
       "cluster.faults", "cluster.faults[].rank", "cluster.faults[].slowdown", "cluster.faults[].node",
       "cluster.faults[].nic", "cluster.faults[].bandwidth_factor", "cluster.faults[].failed",

@@ -53,6 +53,48 @@ TEST(ModelTermsAnalytic, SendRecvSlowsConcurrentComputeOnBothRanks) {
   EXPECT_NEAR(test::run_analytic(g, s).by_task[work].end_s, w, 1e-15);
 }
 
+// One send/recv call of a ring over ranks 0..n-1: each sends `bytes` to the next. Returns the tasks.
+std::vector<TaskId> add_ring_sendrecv(TaskGraph& g, int n, double bytes) {
+  CommOp op;
+  op.kind = TaskKind::SendRecv;
+  for (int r = 0; r < n; ++r) {
+    Task t;
+    t.rank = r;
+    t.kind = TaskKind::SendRecv;
+    t.stream = Stream::NcclP2P;
+    t.bytes = bytes;
+    t.comm = static_cast<std::uint32_t>(g.comms().size());
+    op.ranks.push_back(r);
+    op.tasks.push_back(g.add_task(t, "sr"));
+    op.transfers.push_back({r, (r + 1) % n, bytes});
+  }
+  const std::vector<TaskId> tasks = op.tasks;
+  g.add_comm(std::move(op));
+  return tasks;
+}
+
+TEST(ModelTermsAnalytic, P2pChannelsCapTheRingOfEightOnOneA100Node) {
+  // docs/metrics.md 9.10: 8 ranks of one A100 node send 256 MiB on 16 channels of 12 GB/s each,
+  // 192 GB/s, below the 0.82 x 300 GB/s link level; a pair alone sends 1 GiB on 32 channels and
+  // reaches the link level.
+  Scenario s = test::dgx_scenario(1, 8);
+  s.cluster.gpu.name = "a100-sxm-80gb";
+  s.cluster.intra_node_bandwidth_Bps = 300e9;
+  s.cluster.efficiency.terms.nccl_p2p_channels = true;
+  const double m = 256.0 * 1024 * 1024;
+  const double bend = m / (m + 1024.0 * 1024);
+  TaskGraph ring;
+  const auto tasks = add_ring_sendrecv(ring, 8, m);
+  EXPECT_NEAR(test::run_analytic(ring, s).by_task[tasks[3]].end_s, 2e-6 + m / (192e9 * bend), 1e-12);
+  TaskGraph pair;
+  const double gib = 1024.0 * 1024 * 1024;
+  const auto two = add_ring_sendrecv(pair, 2, gib);
+  EXPECT_NEAR(test::run_analytic(pair, s).by_task[two[0]].end_s, 2e-6 + (gib + 1024.0 * 1024) / (0.82 * 300e9), 1e-12);
+  // Off: the ring of eight moves at the link level too.
+  s.cluster.efficiency.terms.nccl_p2p_channels = false;
+  EXPECT_NEAR(test::run_analytic(ring, s).by_task[tasks[3]].end_s, 2e-6 + m / (0.82 * 300e9 * bend), 1e-12);
+}
+
 TEST(ModelTermsAnalytic, HostOverheadsEndCommunicationLater) {
   Scenario s = test::dgx_scenario(1, 2);
   s.cluster.efficiency.terms.host_overheads = true;

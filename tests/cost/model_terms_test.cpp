@@ -166,11 +166,11 @@ TEST(ModelTerms, BandwidthCurvesLowerAmpereNvlinkPlateau) {
 TEST(ModelTerms, EveryTermIsOnByDefault) {
   const ModelTerms t;
   EXPECT_TRUE(t.comm_compute_interference && t.bandwidth_curves && t.host_overheads && t.memory_operators &&
-              t.attention_shapes && t.nccl_rails && t.nccl_ring_latency && t.nccl_protocols);
+              t.attention_shapes && t.nccl_rails && t.nccl_ring_latency && t.nccl_protocols && t.nccl_p2p_channels);
   const ModelTerms off = ModelTerms::all_off();
   EXPECT_FALSE(off.comm_compute_interference || off.bandwidth_curves || off.host_overheads ||
                off.memory_operators || off.attention_shapes || off.nccl_rails || off.nccl_ring_latency ||
-               off.nccl_protocols);
+               off.nccl_protocols || off.nccl_p2p_channels);
 }
 
 }  // namespace

@@ -31,7 +31,7 @@ const std::set<std::string> kNotNumeric{
     "cluster.efficiency.model_terms.bandwidth_curves", "cluster.efficiency.model_terms.host_overheads",
     "cluster.efficiency.model_terms.memory_operators", "cluster.efficiency.model_terms.attention_shapes",
     "cluster.efficiency.model_terms.nccl_rails", "cluster.efficiency.model_terms.nccl_ring_latency",
-    "cluster.efficiency.model_terms.nccl_protocols",
+    "cluster.efficiency.model_terms.nccl_protocols", "cluster.efficiency.model_terms.nccl_p2p_channels",
     "model.dsa", "hyperparallel", "hyperparallel.style", "hyperparallel.load_balance", "hyperparallel.layout",
     "hyperparallel.mesh_dim_names"};
 
