@@ -109,6 +109,7 @@ std::string report_to_text(const Report& r, const ReportOptions& options) {
     row(os, "  stage forward, one micro-batch", ms(st.stage_forward_s), "ms");
     if (!prefill) row(os, "  stage backward, one micro-batch", ms(st.stage_backward_s), "ms");
     if (st.recompute_s > 0) row(os, "    of which recomputation", ms(st.recompute_s), "ms");
+    if (st.elementwise_s > 0) row(os, "  layers' elementwise kernels (in both)", ms(st.elementwise_s), "ms");
     row(os, "  embedding (first stage)", ms(st.embedding_s), "ms");
     row(os, "  output layer + loss (last stage)", ms(st.output_layer_s), "ms");
     row(os, "  P2P activation transfer", ms(st.p2p_forward_s), "ms");
@@ -216,6 +217,7 @@ std::string report_to_json(const Report& r) {
                    {"dp_exposed", st.dp_exposed_s},
                    {"optimizer", st.optimizer_s}}}};
     if (st.mode == "prefill") j["step"]["ttft_s"] = st.ttft_s;
+    if (st.elementwise_s > 0) j["step"]["breakdown_s"]["elementwise"] = st.elementwise_s;
   }
   if (r.memory) {
     json b = json::object();

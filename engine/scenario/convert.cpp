@@ -78,6 +78,10 @@ void convert_model(const YAML::Node& m, YamlReader& r, Scenario& s) {
   }
   if (const YAML::Node n = m["recompute_num_layers"]; n.IsDefined() && !n.IsNull())
     set_int("recompute_num_layers", mo.recompute_num_layers);
+  if (auto v = r.get_choice(m, P, "elementwise_ops", {"none", "fused", "unfused"}))
+    mo.elementwise_ops = *v == "fused"     ? ElementwiseOps::Fused
+                         : *v == "unfused" ? ElementwiseOps::Unfused
+                                           : ElementwiseOps::None;
   if (const YAML::Node n = m["fp8"]; n.IsDefined() && !n.IsNull()) {
     if (auto v = r.get_choice(m, P, "fp8", {"hybrid", "e4m3"})) mo.fp8 = *v;
   }

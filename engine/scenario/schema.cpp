@@ -15,7 +15,7 @@ const std::vector<std::string>& all_paths() {
       "model.context_parallel_size", "model.cp_comm_type",
       "model.hierarchical_context_parallel_sizes", "model.sequence_parallel",
       "model.virtual_pipeline_model_parallel_size", "model.recompute_granularity", "model.recompute_method",
-      "model.recompute_num_layers", "model.fp8", "model.fp8_recipe", "model.fp8_dot_product_attention",
+      "model.recompute_num_layers", "model.elementwise_ops", "model.fp8", "model.fp8_recipe", "model.fp8_dot_product_attention",
       "model.vocab_size", "model.untie_embeddings_and_output_weights",
       "model.dsa", "model.dsa.index_topk", "model.dsa.index_n_heads", "model.dsa.index_head_dim",
       "train", "train.micro_batch_size", "train.global_batch_size", "train.mode",

@@ -145,24 +145,33 @@ StepReport compose_step(const Scenario& s, const LayerTimes& lt, const StepOptio
   const int layers_per_chunk = L / (p * v);
   const StepWork work = step_work(s);
 
+  // Elementwise kernels of one layer (model.elementwise_ops, layer_elementwise.h): outside the
+  // layer graph, added to each layer's forward, recomputed forward and backward.
+  const double ew_f = lt.whole_layer ? kernels_s(cost, work.layer_elementwise_forward) : 0.0;
+  const double ew_b = lt.whole_layer ? kernels_s(cost, work.layer_elementwise_backward) : 0.0;
   // Recomputation (training): the forward run again inside the backward, per chunk.
   double recompute_chunk_s = 0;
+  int recomputed_layers = 0;   // per chunk, layers whose elementwise forward runs again
   if (!prefill) {
     switch (s.model.recompute_granularity) {
       case RecomputeGranularity::None: break;
       case RecomputeGranularity::Selective: recompute_chunk_s = layers_per_chunk * lt.attention_forward_s; break;
       case RecomputeGranularity::Full: {
-        const int n = s.model.recompute_method == RecomputeMethod::Uniform
-                          ? layers_per_chunk
-                          : std::min(layers_per_chunk, std::max(1, s.model.recompute_num_layers));
-        recompute_chunk_s = n * lt.layer_forward_s;
+        recomputed_layers = s.model.recompute_method == RecomputeMethod::Uniform
+                                ? layers_per_chunk
+                                : std::min(layers_per_chunk, std::max(1, s.model.recompute_num_layers));
+        recompute_chunk_s = recomputed_layers * lt.layer_forward_s;
         break;
       }
       case RecomputeGranularity::NonAttention:   // everything but the core attention (attention-only times: nothing)
+        recomputed_layers = layers_per_chunk;
         recompute_chunk_s = layers_per_chunk * std::max(0.0, lt.layer_forward_s - lt.attention_forward_s);
         break;
     }
+    recompute_chunk_s += recomputed_layers * ew_f;
   }
+  if (!prefill) r.elementwise_s = v * (layers_per_chunk * (ew_f + ew_b) + recomputed_layers * ew_f);
+  else r.elementwise_s = v * layers_per_chunk * ew_f;
   // Embedding (first stage), output layer and loss (last stage): step_work.h.
   const double emb_f = kernels_s(cost, work.embedding_forward);
   const double emb_b = kernels_s(cost, work.embedding_backward);
@@ -206,8 +215,8 @@ StepReport compose_step(const Scenario& s, const LayerTimes& lt, const StepOptio
     double stage_b = 0;
     for (int c = 0; c < v; ++c) {
       const auto ci = static_cast<std::size_t>(c);
-      double f = layers_per_chunk * lt.layer_forward_s;
-      double b = prefill ? 0.0 : layers_per_chunk * lt.layer_backward_s + recompute_chunk_s;
+      double f = layers_per_chunk * (lt.layer_forward_s + ew_f);
+      double b = prefill ? 0.0 : layers_per_chunk * (lt.layer_backward_s + ew_b) + recompute_chunk_s;
       if (st == 0 && c == 0) {
         f += emb_f;
         b += emb_b;

@@ -25,6 +25,8 @@ struct StepReport {
   double stage_forward_s = 0;          // one micro-batch through the busiest stage (all its chunks)
   double stage_backward_s = 0;         // including recomputation
   double recompute_s = 0;              // of which recomputed forward, one micro-batch, busiest stage
+  double elementwise_s = 0;            // of stage forward + backward: the layers' elementwise kernels
+                                       // (model.elementwise_ops), recomputed ones included
   double embedding_s = 0;              // first stage, forward + backward, one micro-batch
   double output_layer_s = 0;           // last stage: output GEMM + loss, forward + backward
   double p2p_forward_s = 0;            // one activation transfer between neighbouring stages

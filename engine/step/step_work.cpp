@@ -3,6 +3,7 @@
 #include <stdexcept>
 
 #include "engine/memory/memory_model.h"
+#include "engine/step/layer_elementwise.h"
 
 namespace hcpsim::step {
 namespace {
@@ -40,6 +41,7 @@ StepWork step_work(const Scenario& s) {
     w.output_backward.push_back({TaskKind::Gemm, gemm_flops, gemm_bytes, "output_wgrad"});
   }
   // Activations [s/cp, b, h] per TP rank, scattered over TP with sequence parallelism.
+  add_layer_elementwise(s, w);
   w.p2p_bytes = e * tokens * h / (s.model.sequence_parallel ? s.tp() : 1);
   w.params = estimate_memory(s).parameters;
   w.dp_group_size = s.dp() * s.cp();

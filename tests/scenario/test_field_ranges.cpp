@@ -23,7 +23,7 @@ const std::set<std::string> kNotNumeric{
     "cluster.calibration", "cluster.faults", "cluster.faults[].rank", "cluster.faults[].node",
     "cluster.faults[].nic", "cluster.faults[].failed", "simulation", "simulation.backend", "simulation.passes",
     "simulation.fold",
-    "model.recompute_granularity", "model.recompute_method", "model.fp8", "model.fp8_recipe",
+    "model.recompute_granularity", "model.recompute_method", "model.elementwise_ops", "model.fp8", "model.fp8_recipe",
     "model.fp8_dot_product_attention", "model.untie_embeddings_and_output_weights", "train.mode", "ddp",
     "ddp.use_distributed_optimizer", "ddp.overlap_grad_reduce", "ddp.overlap_param_gather",
     "cluster.intra_node.nvls", "cluster.efficiency.attention_kernel", "cluster.efficiency.model_terms",
