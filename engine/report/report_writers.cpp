@@ -117,6 +117,11 @@ std::string report_to_text(const Report& r, const ReportOptions& options) {
       row(os, "DP gradient reduction (alone)", ms(st.dp_grad_reduce_s), "ms");
       row(os, "DP parameter all-gather (alone)", ms(st.dp_param_gather_s), "ms");
       row(os, "DP exposed", ms(st.dp_exposed_s), "ms");
+      if (st.fsdp_param_gather_s > 0) {
+        row(os, "sharded parameters: one layer's all-gather", ms(st.fsdp_param_gather_s), "ms");
+        row(os, "sharded parameters: one layer's reduce-scatter", ms(st.fsdp_grad_reduce_s), "ms");
+        row(os, "sharded parameters: added to the stage", ms(st.fsdp_exposed_s), "ms");
+      }
       row(os, "optimizer step", ms(st.optimizer_s), "ms");
     }
   }
@@ -218,6 +223,11 @@ std::string report_to_json(const Report& r) {
                    {"optimizer", st.optimizer_s}}}};
     if (st.mode == "prefill") j["step"]["ttft_s"] = st.ttft_s;
     if (st.elementwise_s > 0) j["step"]["breakdown_s"]["elementwise"] = st.elementwise_s;
+    if (st.fsdp_param_gather_s > 0) {
+      j["step"]["breakdown_s"]["fsdp_param_gather"] = st.fsdp_param_gather_s;
+      j["step"]["breakdown_s"]["fsdp_grad_reduce"] = st.fsdp_grad_reduce_s;
+      j["step"]["breakdown_s"]["fsdp_exposed"] = st.fsdp_exposed_s;
+    }
   }
   if (r.memory) {
     json b = json::object();

@@ -199,6 +199,7 @@ void convert_scenario(const YAML::Node& root, YamlReader& r, const ConvertInputs
     if (auto v = r.get_bool(d, "ddp", "use_distributed_optimizer")) s.ddp.use_distributed_optimizer = *v;
     if (auto v = r.get_bool(d, "ddp", "overlap_grad_reduce")) s.ddp.overlap_grad_reduce = *v;
     if (auto v = r.get_bool(d, "ddp", "overlap_param_gather")) s.ddp.overlap_param_gather = *v;
+    if (auto v = r.get_bool(d, "ddp", "shard_parameters")) s.ddp.shard_parameters = *v;
   }
   if (const YAML::Node d = root["dist"]; d.IsDefined() && r.check_map(d, "dist", "dist")) {
     if (auto v = r.get_bool(d, "dist", "use_decentralized_pg")) s.dist.use_decentralized_pg = *v;

@@ -143,6 +143,11 @@ struct DdpConfig {
   bool use_distributed_optimizer = true;
   bool overlap_grad_reduce = true;
   bool overlap_param_gather = true;
+  // ZeRO-3 / FSDP full sharding (PyTorch FSDP FULL_SHARD, Megatron-FSDP optim_grads_params):
+  // parameters, gradients and optimizer states sharded over the DP x CP group; each layer's
+  // parameters are all-gathered before every forward (recomputed forwards too) and before its
+  // backward, its gradients reduce-scattered after its backward (docs/planning.md "Parameter sharding").
+  bool shard_parameters = false;
 };
 
 struct DistConfig {

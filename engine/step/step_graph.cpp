@@ -454,6 +454,9 @@ void check(const Scenario& s, const RankLayout& layout) {
   if (L % (p * v) != 0) fail("model.num_layers (" + std::to_string(L) + ") must divide by pp x vpp");
   if (v > 1 && m % p != 0) fail("the interleaved schedule needs micro-batches divisible by pp");
   if (layout.world_size() != s.world_size() || layout.pp() != p) fail("layout does not match the scenario");
+  if (s.ddp.shard_parameters)
+    fail("ddp.shard_parameters (per-layer parameter all-gathers) is priced by the composed step only; "
+         "use the composed step, or ddp.shard_parameters: false");
 }
 
 }  // namespace

@@ -35,6 +35,12 @@ struct StepReport {
   double dp_param_gather_s = 0;        // all-gather of the updated parameters (distributed optimizer)
   double dp_exposed_s = 0;             // the part of both not hidden behind compute
   double optimizer_s = 0;              // Adam step, HBM bytes of the GPU's shard
+  // ddp.shard_parameters (ZeRO-3 / FSDP): one layer's parameter all-gather and gradient
+  // reduce-scatter alone, and what they add to one micro-batch on the busiest stage (exposed calls and
+  // the compute their hidden part slows down; included in stage_forward_s / stage_backward_s).
+  double fsdp_param_gather_s = 0;
+  double fsdp_grad_reduce_s = 0;
+  double fsdp_exposed_s = 0;
   int dp_group_size = 0;               // DP x CP ranks the gradients are reduced over
 };
 

@@ -39,6 +39,12 @@ struct StepWork {
   double grad_reduce_bytes = 0;
   double param_gather_bytes = 0;
   double optimizer_bytes = 0;               // Adam's HBM traffic over the GPU's shard
+  // ddp.shard_parameters (ZeRO-3 / FSDP), per layer and GPU of the DP x CP group: the all-gather's
+  // input shard (parameters in params_dtype) and the reduce-scatter's output shard (gradients in
+  // params_dtype); 0 without sharding. The non-layer parameters (embedding, output layer) keep the
+  // step-end grad_reduce_bytes / param_gather_bytes above.
+  double layer_param_gather_bytes = 0;
+  double layer_grad_reduce_bytes = 0;
 };
 
 // Sizes for scenario `s` (training or prefill). Throws std::invalid_argument when tp or cp is < 1.

@@ -25,7 +25,7 @@ const std::set<std::string> kNotNumeric{
     "simulation.fold",
     "model.recompute_granularity", "model.recompute_method", "model.elementwise_ops", "model.fp8", "model.fp8_recipe",
     "model.fp8_dot_product_attention", "model.untie_embeddings_and_output_weights", "train.mode", "ddp",
-    "ddp.use_distributed_optimizer", "ddp.overlap_grad_reduce", "ddp.overlap_param_gather",
+    "ddp.use_distributed_optimizer", "ddp.overlap_grad_reduce", "ddp.overlap_param_gather", "ddp.shard_parameters",
     "cluster.intra_node.nvls", "cluster.efficiency.attention_kernel", "cluster.efficiency.model_terms",
     "cluster.efficiency.model_terms.all", "cluster.efficiency.model_terms.comm_compute_interference",
     "cluster.efficiency.model_terms.bandwidth_curves", "cluster.efficiency.model_terms.host_overheads",
