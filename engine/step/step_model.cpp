@@ -7,7 +7,6 @@
 #include <string>
 #include <vector>
 
-#include "engine/analytic/collective_time.h"
 #include "engine/cost/cost_model.h"
 #include "engine/cost/route.h"
 #include "engine/graph/task_graph.h"
