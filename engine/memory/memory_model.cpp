@@ -158,10 +158,14 @@ MemoryEstimate estimate_memory(const Scenario& s, const MemoryOptions& o) {
   const double e = bytes_per_element(s.model.params_dtype);
   const int dp = std::max(1, s.dp());
   const bool distributed = o.distributed_optimizer.value_or(s.ddp.use_distributed_optimizer);
-  const double shards = distributed ? static_cast<double>(dp) * s.cp() : 1.0;
-  m.weights_bytes = e * m.parameters;
+  const bool sharded = s.ddp.shard_parameters;   // ZeRO-3 / FSDP: weights and gradients sharded too
+  const double shards = distributed || sharded ? static_cast<double>(dp) * s.cp() : 1.0;
+  // Sharded: the GPU's shard plus two gathered layers (the one computing and the one prefetched).
+  const double gathered = sharded ? 2.0 * layer_params_per_tp_rank(s, o) : 0.0;
+  const double held = sharded ? m.parameters / shards + gathered : m.parameters;
+  m.weights_bytes = e * held;
   if (!prefill) {
-    m.gradients_bytes = 4.0 * m.parameters;                  // fp32 main grads
+    m.gradients_bytes = 4.0 * held;                          // fp32 main grads
     m.optimizer_bytes = 12.0 * m.parameters / shards;        // fp32 main params + Adam m, v
   }
 

@@ -109,6 +109,7 @@ std::string report_to_text(const Report& r, const ReportOptions& options) {
     row(os, "  stage forward, one micro-batch", ms(st.stage_forward_s), "ms");
     if (!prefill) row(os, "  stage backward, one micro-batch", ms(st.stage_backward_s), "ms");
     if (st.recompute_s > 0) row(os, "    of which recomputation", ms(st.recompute_s), "ms");
+    if (st.elementwise_s > 0) row(os, "  elementwise kernels (in both)", ms(st.elementwise_s), "ms");
     row(os, "  embedding (first stage)", ms(st.embedding_s), "ms");
     row(os, "  output layer + loss (last stage)", ms(st.output_layer_s), "ms");
     row(os, "  P2P activation transfer", ms(st.p2p_forward_s), "ms");
@@ -116,6 +117,11 @@ std::string report_to_text(const Report& r, const ReportOptions& options) {
       row(os, "DP gradient reduction (alone)", ms(st.dp_grad_reduce_s), "ms");
       row(os, "DP parameter all-gather (alone)", ms(st.dp_param_gather_s), "ms");
       row(os, "DP exposed", ms(st.dp_exposed_s), "ms");
+      if (st.fsdp_param_gather_s > 0) {
+        row(os, "FSDP all-gather (one layer, alone)", ms(st.fsdp_param_gather_s), "ms");
+        row(os, "FSDP reduce-scatter (one layer, alone)", ms(st.fsdp_grad_reduce_s), "ms");
+        row(os, "FSDP added to the stage", ms(st.fsdp_exposed_s), "ms");
+      }
       row(os, "optimizer step", ms(st.optimizer_s), "ms");
     }
   }
@@ -216,6 +222,12 @@ std::string report_to_json(const Report& r) {
                    {"dp_exposed", st.dp_exposed_s},
                    {"optimizer", st.optimizer_s}}}};
     if (st.mode == "prefill") j["step"]["ttft_s"] = st.ttft_s;
+    if (st.elementwise_s > 0) j["step"]["breakdown_s"]["elementwise"] = st.elementwise_s;
+    if (st.fsdp_param_gather_s > 0) {
+      j["step"]["breakdown_s"]["fsdp_param_gather"] = st.fsdp_param_gather_s;
+      j["step"]["breakdown_s"]["fsdp_grad_reduce"] = st.fsdp_grad_reduce_s;
+      j["step"]["breakdown_s"]["fsdp_exposed"] = st.fsdp_exposed_s;
+    }
   }
   if (r.memory) {
     json b = json::object();

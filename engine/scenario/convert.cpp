@@ -78,6 +78,10 @@ void convert_model(const YAML::Node& m, YamlReader& r, Scenario& s) {
   }
   if (const YAML::Node n = m["recompute_num_layers"]; n.IsDefined() && !n.IsNull())
     set_int("recompute_num_layers", mo.recompute_num_layers);
+  if (auto v = r.get_choice(m, P, "elementwise_ops", {"none", "fused", "unfused"}))
+    mo.elementwise_ops = *v == "fused"     ? ElementwiseOps::Fused
+                         : *v == "unfused" ? ElementwiseOps::Unfused
+                                           : ElementwiseOps::None;
   if (const YAML::Node n = m["fp8"]; n.IsDefined() && !n.IsNull()) {
     if (auto v = r.get_choice(m, P, "fp8", {"hybrid", "e4m3"})) mo.fp8 = *v;
   }
@@ -195,6 +199,7 @@ void convert_scenario(const YAML::Node& root, YamlReader& r, const ConvertInputs
     if (auto v = r.get_bool(d, "ddp", "use_distributed_optimizer")) s.ddp.use_distributed_optimizer = *v;
     if (auto v = r.get_bool(d, "ddp", "overlap_grad_reduce")) s.ddp.overlap_grad_reduce = *v;
     if (auto v = r.get_bool(d, "ddp", "overlap_param_gather")) s.ddp.overlap_param_gather = *v;
+    if (auto v = r.get_bool(d, "ddp", "shard_parameters")) s.ddp.shard_parameters = *v;
   }
   if (const YAML::Node d = root["dist"]; d.IsDefined() && r.check_map(d, "dist", "dist")) {
     if (auto v = r.get_bool(d, "dist", "use_decentralized_pg")) s.dist.use_decentralized_pg = *v;

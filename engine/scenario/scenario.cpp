@@ -18,6 +18,8 @@ constexpr auto kKernelNames = std::to_array<EnumName<AttentionKernel>>(
 constexpr auto kGranularityNames = std::to_array<EnumName<RecomputeGranularity>>(
     {{RecomputeGranularity::None, "none"}, {RecomputeGranularity::Selective, "selective"},
      {RecomputeGranularity::Full, "full"}, {RecomputeGranularity::NonAttention, "non_attention"}});
+constexpr auto kElementwiseNames = std::to_array<EnumName<ElementwiseOps>>(
+    {{ElementwiseOps::None, "none"}, {ElementwiseOps::Fused, "fused"}, {ElementwiseOps::Unfused, "unfused"}});
 
 }  // namespace
 
@@ -30,6 +32,7 @@ int bytes_per_element(DType) { return 2; }
 const char* to_string(TrainMode m) { return m == TrainMode::Train ? "train" : "prefill"; }
 const char* to_string(RecomputeGranularity g) { return name_of(kGranularityNames, g); }
 const char* to_string(RecomputeMethod m) { return m == RecomputeMethod::Uniform ? "uniform" : "block"; }
+const char* to_string(ElementwiseOps e) { return name_of(kElementwiseNames, e); }
 
 int Scenario::global_batch() const {
   if (train.global_batch_size > 0) return train.global_batch_size;

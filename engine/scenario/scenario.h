@@ -26,6 +26,12 @@ enum class TrainMode { Train, Prefill };
 // (the opposite of Selective, which recomputes the core attention only).
 enum class RecomputeGranularity { None, Selective, Full, NonAttention };
 enum class RecomputeMethod { Uniform, Block };
+// model.elementwise_ops: the memory-bound kernels of a layer outside its GEMMs and core attention
+// (two RMSNorms, rotary embedding of Q and K, the SwiGLU product, two residual adds), priced by
+// the HBM bytes they read and write (docs/metrics.md section 11). None: not priced (the layer is its
+// GEMMs, attention and collectives); Fused: one kernel per op, as Transformer Engine / Megatron-Core
+// fuse them; Unfused: PyTorch eager HuggingFace LLaMA, one kernel per tensor operation.
+enum class ElementwiseOps { None, Fused, Unfused };
 
 // "p2p", "all_gather", "a2a", "a2a+p2p"
 const char* to_string(CpCommType t);
@@ -35,6 +41,7 @@ const char* to_string(Topology t);
 const char* to_string(TrainMode m);
 const char* to_string(RecomputeGranularity g);
 const char* to_string(RecomputeMethod m);
+const char* to_string(ElementwiseOps e);   // "none", "fused", "unfused"
 int bytes_per_element(DType d);
 
 struct GpuSpec {
@@ -117,6 +124,7 @@ struct ModelConfig {
   RecomputeGranularity recompute_granularity = RecomputeGranularity::None;
   RecomputeMethod recompute_method = RecomputeMethod::Uniform;   // full recompute only
   int recompute_num_layers = 1;                          // full recompute only: layers per group / block
+  ElementwiseOps elementwise_ops = ElementwiseOps::None; // layer norms, RoPE, SwiGLU, residual adds by bytes
   std::string fp8;                                       // "" (off), "hybrid" or "e4m3" (Transformer Engine)
   std::string fp8_recipe = "delayed";                    // delayed, tensorwise, mxfp8, blockwise
   bool fp8_dot_product_attention = false;                // attention in FP8 too (off: bf16, TE's default)
@@ -136,6 +144,11 @@ struct DdpConfig {
   bool use_distributed_optimizer = true;
   bool overlap_grad_reduce = true;
   bool overlap_param_gather = true;
+  // ZeRO-3 / FSDP full sharding (PyTorch FSDP FULL_SHARD, Megatron-FSDP optim_grads_params):
+  // parameters, gradients and optimizer states sharded over the DP x CP group; each layer's
+  // parameters are all-gathered before every forward (recomputed forwards too) and before its
+  // backward, its gradients reduce-scattered after its backward (docs/planning.md "Parameter sharding").
+  bool shard_parameters = false;
 };
 
 struct DistConfig {

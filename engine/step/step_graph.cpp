@@ -10,6 +10,7 @@
 #include <vector>
 
 #include "engine/schedule/build.h"
+#include "engine/step/layer_elementwise.h"
 #include "engine/step/pipeline_schedule.h"
 #include "engine/step/step_model.h"
 #include "engine/step/step_work.h"
@@ -348,6 +349,7 @@ class StepGraphBuilder {
           for (int r : stage_ranks_[static_cast<std::size_t>(st)])
             front_[static_cast<std::size_t>(r)].push_back(ag_bucket_[static_cast<std::size_t>(r)][static_cast<std::size_t>(c * lpc_ + i)]);
         add_layer_pass(st, layer_of(st, c, i), Pass::Forward);
+        add_kernels(st, work_.layer_elementwise_forward, Pass::Forward, layer_of(st, c, i));
       }
       if (loss_chunk) {
         add_kernels(st, work_.output_forward, Pass::Forward, layer_of(st, c, lpc_ - 1));
@@ -365,14 +367,20 @@ class StepGraphBuilder {
         case RecomputeGranularity::None: break;
         case RecomputeGranularity::Selective: add_layer_pass(st, layer, Pass::Forward, Part::AttentionOnly); break;
         case RecomputeGranularity::NonAttention:
-          if (s_.model.ffn_hidden_size > 0) add_layer_pass(st, layer, Pass::Forward, Part::WithoutAttention);
+          if (s_.model.ffn_hidden_size > 0) {
+            add_layer_pass(st, layer, Pass::Forward, Part::WithoutAttention);
+            add_kernels(st, work_.layer_elementwise_forward, Pass::Forward, layer);
+          }
           break;
         case RecomputeGranularity::Full:
-          if (model.recompute_method == RecomputeMethod::Uniform || i < std::max(1, model.recompute_num_layers))
+          if (model.recompute_method == RecomputeMethod::Uniform || i < std::max(1, model.recompute_num_layers)) {
             add_layer_pass(st, layer, Pass::Forward);
+            add_kernels(st, work_.layer_elementwise_forward, Pass::Forward, layer);
+          }
           break;
       }
       add_layer_pass(st, layer, Pass::Backward);
+      add_kernels(st, work_.layer_elementwise_backward, Pass::Backward, layer);
       if (dp_ && s_.ddp.overlap_grad_reduce && mb == m_ - 1)
         add_dp_collective(st, grad_kind(), work_.grad_reduce_bytes / layers_per_stage(), Pass::Backward, layer,
                           grad_label(), [&](int r) { return front_[static_cast<std::size_t>(r)]; });
@@ -446,6 +454,9 @@ void check(const Scenario& s, const RankLayout& layout) {
   if (L % (p * v) != 0) fail("model.num_layers (" + std::to_string(L) + ") must divide by pp x vpp");
   if (v > 1 && m % p != 0) fail("the interleaved schedule needs micro-batches divisible by pp");
   if (layout.world_size() != s.world_size() || layout.pp() != p) fail("layout does not match the scenario");
+  if (s.ddp.shard_parameters)
+    fail("ddp.shard_parameters (per-layer parameter all-gathers) is priced by the composed step only; "
+         "use the composed step, or ddp.shard_parameters: false");
 }
 
 }  // namespace
@@ -460,7 +471,10 @@ std::size_t step_graph_task_estimate(const Scenario& s) {
   const TaskGraph g = build_task_graph(slice, layout, o);
   double fwd = 0, bwd = 0;
   for (const Task& t : g.tasks()) (t.pass == Pass::Forward ? fwd : bwd) += 1;
-  const double per_rank_fwd = fwd / slice.world_size(), per_rank_bwd = bwd / slice.world_size();
+  StepWork ew;
+  add_layer_elementwise(s, ew);   // kernels added to every layer pass outside the layer graph
+  const double per_rank_fwd = fwd / slice.world_size() + static_cast<double>(ew.layer_elementwise_forward.size());
+  const double per_rank_bwd = bwd / slice.world_size() + static_cast<double>(ew.layer_elementwise_backward.size());
   const double layers_per_rank = static_cast<double>(s.model.num_layers) / std::max(1, s.pp());
   const double recompute = s.model.recompute_granularity == RecomputeGranularity::None ? 0.0 : 1.0;
   const double per_rank = std::max(1, s.micro_batches()) *

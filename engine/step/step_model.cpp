@@ -7,13 +7,14 @@
 #include <string>
 #include <vector>
 
-#include "engine/analytic/collective_time.h"
 #include "engine/cost/cost_model.h"
 #include "engine/cost/route.h"
 #include "engine/graph/task_graph.h"
 #include "engine/layout/rank_layout.h"
 #include "engine/step/model_flops.h"
 #include "engine/step/pipeline_schedule.h"
+#include "engine/step/parameter_sharding.h"
+#include "engine/step/step_collectives.h"
 #include "engine/step/step_work.h"
 
 namespace hcpsim::step {
@@ -34,37 +35,6 @@ double kernels_s(const CostModel& cost, const std::vector<Kernel>& ks) {
   double total = 0;
   for (const Kernel& k : ks) total += kernel_s(cost, k.kind, k.flops, k.bytes);
   return total;
-}
-
-double ring_s(const RouteModel& routes, TaskKind kind, const std::vector<int>& group, double bytes_per_rank) {
-  if (group.size() < 2 || bytes_per_rank <= 0) return 0.0;
-  CommOp op;
-  op.kind = kind;
-  op.group = GroupKind::DP_CP;
-  op.ranks.assign(group.begin(), group.end());
-  op.bytes_per_rank = bytes_per_rank;
-  return ring_collective_seconds(op, routes);
-}
-
-// Fraction of a GPU the NCCL kernels of one call take from compute while they run
-// (CostModel::comm_compute_load): a collective over `ranks` of `bytes_per_rank`, or (SendRecv) a
-// send of `bytes_per_rank` from ranks[0] to ranks[1].
-double comm_load(const CostModel& cost, TaskKind kind, const std::vector<int>& ranks, double bytes_per_rank) {
-  if (ranks.size() < 2 || bytes_per_rank <= 0) return 0.0;
-  TaskGraph g;
-  Task t;
-  t.kind = kind;
-  t.rank = ranks.front();
-  t.bytes = bytes_per_rank;
-  t.comm = 0;
-  CommOp op;
-  op.kind = kind;
-  op.ranks.assign(ranks.begin(), ranks.end());
-  if (kind == TaskKind::SendRecv) op.transfers = {{ranks[0], ranks[1], bytes_per_rank}};
-  else op.bytes_per_rank = bytes_per_rank;
-  op.tasks = {g.add_task(t, "step")};
-  g.add_comm(std::move(op));
-  return cost.comm_compute_load(g, g.task(0));
 }
 
 // Seconds of the transfers from stage `from` to stage `to`, one per pipeline group, all at once.
@@ -100,13 +70,6 @@ double boundary_s(const RouteModel& routes, const RankLayout& layout, int from, 
     t = std::max(t, routes.transfer_seconds(r, bytes * share, bytes));
   }
   return t;
-}
-
-// Host overhead of launching one NCCL call outside a ring (CostModel::comm_overhead_s).
-double launch_s(const CostModel& cost, TaskKind kind) {
-  Task t;
-  t.kind = kind;
-  return cost.comm_overhead_s(t);
 }
 
 }  // namespace
@@ -145,24 +108,33 @@ StepReport compose_step(const Scenario& s, const LayerTimes& lt, const StepOptio
   const int layers_per_chunk = L / (p * v);
   const StepWork work = step_work(s);
 
+  // Elementwise kernels of one layer (model.elementwise_ops, layer_elementwise.h): outside the
+  // layer graph, added to each layer's forward, recomputed forward and backward.
+  const double ew_f = lt.whole_layer ? kernels_s(cost, work.layer_elementwise_forward) : 0.0;
+  const double ew_b = lt.whole_layer ? kernels_s(cost, work.layer_elementwise_backward) : 0.0;
   // Recomputation (training): the forward run again inside the backward, per chunk.
   double recompute_chunk_s = 0;
+  int recomputed_layers = 0;   // per chunk, layers whose elementwise forward runs again
   if (!prefill) {
     switch (s.model.recompute_granularity) {
       case RecomputeGranularity::None: break;
       case RecomputeGranularity::Selective: recompute_chunk_s = layers_per_chunk * lt.attention_forward_s; break;
       case RecomputeGranularity::Full: {
-        const int n = s.model.recompute_method == RecomputeMethod::Uniform
-                          ? layers_per_chunk
-                          : std::min(layers_per_chunk, std::max(1, s.model.recompute_num_layers));
-        recompute_chunk_s = n * lt.layer_forward_s;
+        recomputed_layers = s.model.recompute_method == RecomputeMethod::Uniform
+                                ? layers_per_chunk
+                                : std::min(layers_per_chunk, std::max(1, s.model.recompute_num_layers));
+        recompute_chunk_s = recomputed_layers * lt.layer_forward_s;
         break;
       }
       case RecomputeGranularity::NonAttention:   // everything but the core attention (attention-only times: nothing)
+        recomputed_layers = layers_per_chunk;
         recompute_chunk_s = layers_per_chunk * std::max(0.0, lt.layer_forward_s - lt.attention_forward_s);
         break;
     }
+    recompute_chunk_s += recomputed_layers * ew_f;
   }
+  if (!prefill) r.elementwise_s = v * (layers_per_chunk * (ew_f + ew_b) + recomputed_layers * ew_f);
+  else r.elementwise_s = v * layers_per_chunk * ew_f;
   // Embedding (first stage), output layer and loss (last stage): step_work.h.
   const double emb_f = kernels_s(cost, work.embedding_forward);
   const double emb_b = kernels_s(cost, work.embedding_backward);
@@ -190,6 +162,18 @@ StepReport compose_step(const Scenario& s, const LayerTimes& lt, const StepOptio
     r.p2p_backward_s += launch_s(cost, TaskKind::SendRecv);
   }
 
+  // Parameter sharding (ZeRO-3 / FSDP): per layer, the parameters gathered before each forward
+  // (and recomputed forward) and before the backward, the gradients reduce-scattered after it, on
+  // the DP x CP group's NCCL stream, prefetched one layer ahead (parameter_sharding_s).
+  const ShardingCost shard = s.ddp.shard_parameters
+                                 ? parameter_sharding_s(s, cost, routes, layout, work, lt.layer_forward_s + ew_f,
+                                                        lt.layer_backward_s + ew_b + recompute_chunk_s / layers_per_chunk,
+                                                        recomputed_layers > 0 ? 2 : 1, layers_per_chunk)
+                                 : ShardingCost{};
+  r.fsdp_param_gather_s = shard.gather_s;
+  r.fsdp_grad_reduce_s = shard.reduce_s;
+  r.fsdp_exposed_s = v * (shard.forward_s + (prefill ? 0.0 : shard.backward_s));
+
   PipelineInputs in;
   in.stages = p;
   in.micro_batches = m;
@@ -206,8 +190,8 @@ StepReport compose_step(const Scenario& s, const LayerTimes& lt, const StepOptio
     double stage_b = 0;
     for (int c = 0; c < v; ++c) {
       const auto ci = static_cast<std::size_t>(c);
-      double f = layers_per_chunk * lt.layer_forward_s;
-      double b = prefill ? 0.0 : layers_per_chunk * lt.layer_backward_s + recompute_chunk_s;
+      double f = layers_per_chunk * (lt.layer_forward_s + ew_f) + shard.forward_s;
+      double b = prefill ? 0.0 : layers_per_chunk * (lt.layer_backward_s + ew_b) + recompute_chunk_s + shard.backward_s;
       if (st == 0 && c == 0) {
         f += emb_f;
         b += emb_b;
@@ -240,7 +224,7 @@ StepReport compose_step(const Scenario& s, const LayerTimes& lt, const StepOptio
     // Data parallelism over the DP x CP group (the ranks that hold the same weights).
     const auto& group = layout.group_of(GroupKind::DP_CP, 0);
     r.dp_group_size = static_cast<int>(group.size());
-    const bool dist = s.ddp.use_distributed_optimizer;
+    const bool dist = s.ddp.use_distributed_optimizer || s.ddp.shard_parameters;
     const TaskKind grad_kind = dist ? TaskKind::ReduceScatter : TaskKind::AllReduce;
     // Each alone, as one NCCL call with its host launch.
     const double rs_ring = ring_s(routes, grad_kind, group, work.grad_reduce_bytes);

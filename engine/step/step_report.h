@@ -25,6 +25,8 @@ struct StepReport {
   double stage_forward_s = 0;          // one micro-batch through the busiest stage (all its chunks)
   double stage_backward_s = 0;         // including recomputation
   double recompute_s = 0;              // of which recomputed forward, one micro-batch, busiest stage
+  double elementwise_s = 0;            // of stage forward + backward: the layers' elementwise kernels
+                                       // (model.elementwise_ops), recomputed ones included
   double embedding_s = 0;              // first stage, forward + backward, one micro-batch
   double output_layer_s = 0;           // last stage: output GEMM + loss, forward + backward
   double p2p_forward_s = 0;            // one activation transfer between neighbouring stages
@@ -33,6 +35,12 @@ struct StepReport {
   double dp_param_gather_s = 0;        // all-gather of the updated parameters (distributed optimizer)
   double dp_exposed_s = 0;             // the part of both not hidden behind compute
   double optimizer_s = 0;              // Adam step, HBM bytes of the GPU's shard
+  // ddp.shard_parameters (ZeRO-3 / FSDP): one layer's parameter all-gather and gradient
+  // reduce-scatter alone, and what they add to one micro-batch on the busiest stage (exposed calls and
+  // the compute their hidden part slows down; included in stage_forward_s / stage_backward_s).
+  double fsdp_param_gather_s = 0;
+  double fsdp_grad_reduce_s = 0;
+  double fsdp_exposed_s = 0;
   int dp_group_size = 0;               // DP x CP ranks the gradients are reduced over
 };
 

@@ -1,8 +1,10 @@
 #include "engine/step/step_work.h"
 
+#include <algorithm>
 #include <stdexcept>
 
 #include "engine/memory/memory_model.h"
+#include "engine/step/layer_elementwise.h"
 
 namespace hcpsim::step {
 namespace {
@@ -12,6 +14,15 @@ namespace {
 constexpr double kOptimizerBytesPerParam = 30.0;
 constexpr double kGradBytesPerParam = 4.0;    // fp32 gradient buckets (grad_reduce_in_fp32)
 constexpr double kParamBytesPerParam = 2.0;   // bf16 parameters gathered back
+
+// Parameters of one transformer layer on one TP rank: QKV, output projection, gated MLP, two norms.
+double layer_params(const Scenario& s) {
+  const double h = s.model.hidden_size, f = s.model.ffn_hidden_size, tp = std::max(1, s.tp());
+  const int g = s.model.num_query_groups > 0 ? s.model.num_query_groups : s.model.num_attention_heads;
+  const double q = static_cast<double>(s.model.num_attention_heads) * s.head_dim();
+  const double kv = static_cast<double>(g) * s.head_dim();
+  return (h * (q + 2 * kv) + q * h + 3 * h * f) / tp + 2 * h;
+}
 
 }  // namespace
 
@@ -40,11 +51,23 @@ StepWork step_work(const Scenario& s) {
     w.output_backward.push_back({TaskKind::Gemm, gemm_flops, gemm_bytes, "output_wgrad"});
   }
   // Activations [s/cp, b, h] per TP rank, scattered over TP with sequence parallelism.
+  add_layer_elementwise(s, w);
   w.p2p_bytes = e * tokens * h / (s.model.sequence_parallel ? s.tp() : 1);
   w.params = estimate_memory(s).parameters;
   w.dp_group_size = s.dp() * s.cp();
   const double n = w.dp_group_size;
-  if (s.ddp.use_distributed_optimizer) {
+  if (s.ddp.shard_parameters) {
+    // Each layer's parameters gathered and its gradients reduced per layer (in the parameters'
+    // dtype, as FSDP does without a mixed-precision policy); the rest (embedding, output layer,
+    // final norm) once per step like the distributed optimizer's buckets.
+    const double layers = static_cast<double>(s.model.num_layers) / std::max(1, s.pp());
+    const double rest = std::max(0.0, w.params - layers * layer_params(s));
+    w.layer_param_gather_bytes = e * layer_params(s) / n;
+    w.layer_grad_reduce_bytes = e * layer_params(s) / n;
+    w.grad_reduce_bytes = e * rest / n;
+    w.param_gather_bytes = e * rest / n;
+    w.optimizer_bytes = kOptimizerBytesPerParam * w.params / n;
+  } else if (s.ddp.use_distributed_optimizer) {
     w.grad_reduce_bytes = kGradBytesPerParam * w.params / n;
     w.param_gather_bytes = kParamBytesPerParam * w.params / n;
     w.optimizer_bytes = kOptimizerBytesPerParam * w.params / n;

@@ -25,6 +25,11 @@ struct StepWork {
   std::vector<Kernel> embedding_backward;   // first stage, after its first layer's backward (empty: prefill)
   std::vector<Kernel> output_forward;       // last stage, after its last layer (GEMM + loss)
   std::vector<Kernel> output_backward;      // last stage, before its last layer's backward (empty: prefill)
+  // Per layer (model.elementwise_ops; empty with `none`): the memory-bound kernels of one layer
+  // outside its GEMMs and core attention (norms, rotary embedding, SwiGLU, residual adds), run in
+  // every forward (and every recomputed forward except selective) and in every backward.
+  std::vector<Kernel> layer_elementwise_forward;
+  std::vector<Kernel> layer_elementwise_backward;
   double p2p_bytes = 0;                     // activations (or their gradients) one GPU sends per boundary
   double params = 0;                        // parameters one GPU of the first (busiest) stage holds
   int dp_group_size = 1;                    // DP x CP ranks holding the same weights
@@ -34,6 +39,12 @@ struct StepWork {
   double grad_reduce_bytes = 0;
   double param_gather_bytes = 0;
   double optimizer_bytes = 0;               // Adam's HBM traffic over the GPU's shard
+  // ddp.shard_parameters (ZeRO-3 / FSDP), per layer and GPU of the DP x CP group: the all-gather's
+  // input shard (parameters in params_dtype) and the reduce-scatter's output shard (gradients in
+  // params_dtype); 0 without sharding. The non-layer parameters (embedding, output layer) keep the
+  // step-end grad_reduce_bytes / param_gather_bytes above.
+  double layer_param_gather_bytes = 0;
+  double layer_grad_reduce_bytes = 0;
 };
 
 // Sizes for scenario `s` (training or prefill). Throws std::invalid_argument when tp or cp is < 1.

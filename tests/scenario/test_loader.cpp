@@ -186,5 +186,26 @@ TEST(Loader, CommTypeList) {
   EXPECT_EQ(s.location_of("model.hierarchical_context_parallel_sizes[1]").line, 9);
 }
 
+TEST(Loader, ElementwiseOpsAndParameterSharding) {
+  const Scenario d = load(kBase);   // defaults: neither priced nor sharded
+  EXPECT_EQ(d.model.elementwise_ops, ElementwiseOps::None);
+  EXPECT_FALSE(d.ddp.shard_parameters);
+  const Scenario s = load(kBase, {"model.elementwise_ops=unfused", "ddp.shard_parameters=true"});
+  EXPECT_EQ(s.model.elementwise_ops, ElementwiseOps::Unfused);
+  EXPECT_STREQ(to_string(s.model.elementwise_ops), "unfused");
+  EXPECT_TRUE(s.ddp.shard_parameters);
+  EXPECT_EQ(load(kBase, {"model.elementwise_ops=fused"}).model.elementwise_ops, ElementwiseOps::Fused);
+  // A bad value names the field, where it is, and the valid values.
+  std::string y = kBase;
+  y.replace(y.find("  context_parallel_size: 8\n"), 0, "  elementwise_ops: eager\n");
+  const Diagnostics e = load_errors(y);
+  const Diagnostic* x = find(e, "invalid value 'eager'");
+  ASSERT_NE(x, nullptr);
+  EXPECT_EQ(x->path, "model.elementwise_ops");
+  EXPECT_EQ(x->line, 8);
+  EXPECT_NE(x->message.find("none, fused, unfused"), std::string::npos) << x->message;
+  EXPECT_NE(find(load_errors(kBase, {"ddp.shard_parameters=maybe"}), "shard_parameters"), nullptr);
+}
+
 }  // namespace
 }  // namespace hcpsim

@@ -23,6 +23,7 @@ struct StepCase {
   RecomputeGranularity recompute = RecomputeGranularity::None;
   CpCommType comm = CpCommType::P2P;
   int nics_per_node = 8;   // 8: one NIC per GPU (rail), fewer: the stage's transfers share NICs
+  ElementwiseOps elementwise = ElementwiseOps::None;
 };
 
 // The case's name as a test name (gtest allows letters, digits and '_').
@@ -52,6 +53,7 @@ inline Scenario step_case_scenario(const StepCase& c) {
   s.model.sequence_parallel = true;
   s.model.cp_comm_type = {c.comm};
   s.model.recompute_granularity = c.recompute;
+  s.model.elementwise_ops = c.elementwise;
   s.cluster.nodes = c.pp;   // tp x cp x dp = 8 GPUs = one node per stage
   s.cluster.gpus_per_node = 8;
   s.cluster.nics_per_node = c.nics_per_node;
@@ -83,6 +85,12 @@ inline std::vector<StepCase> step_cases() {
   v.push_back({.name = "pp2-m4-non-attention-recompute", .recompute = RecomputeGranularity::NonAttention});
   v.push_back({.name = "pp4-m8-2nics", .pp = 4, .micro_batches = 8, .nics_per_node = 2});
   v.push_back({.name = "pp4-m8-1nic", .pp = 4, .micro_batches = 8, .nics_per_node = 1});
+  // The layers' elementwise kernels, in every forward, recomputed forward and backward.
+  v.push_back({.name = "pp2-m4-fused-elementwise", .elementwise = ElementwiseOps::Fused});
+  v.push_back({.name = "pp2-m4-unfused-elementwise-full-recompute", .recompute = RecomputeGranularity::Full,
+               .elementwise = ElementwiseOps::Unfused});
+  v.push_back({.name = "pp2-m4-unfused-elementwise-non-attention", .recompute = RecomputeGranularity::NonAttention,
+               .elementwise = ElementwiseOps::Unfused});
   return v;
 }
 
