@@ -37,7 +37,6 @@ const std::vector<std::string>& all_paths() {
       "cluster.efficiency.model_terms.bandwidth_curves", "cluster.efficiency.model_terms.host_overheads",
       "cluster.efficiency.model_terms.memory_operators", "cluster.efficiency.model_terms.attention_shapes",
       "cluster.efficiency.model_terms.nccl_rails", "cluster.efficiency.model_terms.nccl_ring_latency",
-    "cluster.efficiency.model_terms.nccl_protocols", "cluster.efficiency.model_terms.nccl_ring_latency",
       "cluster.efficiency.model_terms.nccl_protocols", "cluster.efficiency.model_terms.nccl_p2p_channels",
       "cluster.calibration",
       "cluster.faults", "cluster.faults[].rank", "cluster.faults[].slowdown", "cluster.faults[].node",
