@@ -7,6 +7,7 @@
 #include <vector>
 
 #include "engine/core/internal_error.h"
+#include "engine/trace/decimal_format.h"
 
 namespace hcpsim {
 namespace {
@@ -46,20 +47,11 @@ void append_int(std::string& os, Int v) {
   os.append(buf, r.ptr);
 }
 
-// As printf("%.17g"): every double written back exactly; non-finite values (refused by the guard
-// before) as 0.
-void append_number(std::string& os, double v) {
-  char buf[40];
-  const auto r = std::to_chars(buf, buf + sizeof buf, std::isfinite(v) ? v : 0.0, std::chars_format::general, 17);
-  os.append(buf, r.ptr);
-}
+// Non-finite values (refused by the guard before any event is written) as 0.
+double finite_or_zero(double v) { return std::isfinite(v) ? v : 0.0; }
 
-// As printf("%.*f").
-void append_fixed(std::string& os, double v, int decimals) {
-  char buf[352];
-  const auto r = std::to_chars(buf, buf + sizeof buf, std::isfinite(v) ? v : 0.0, std::chars_format::fixed, decimals);
-  os.append(buf, r.ptr);
-}
+// As printf("%.17g"): every double written back exactly.
+void append_number(std::string& os, double v) { append_general17(os, finite_or_zero(v)); }
 
 int tid_of(std::int32_t rank, Stream s) { return rank * kStreamCount + static_cast<int>(s); }
 
@@ -161,9 +153,9 @@ void ChromeTraceWriter::event(const EventFacts& e, std::string_view name, std::s
   buf_ += ",\"tid\":";
   append_int(buf_, tid_of(e.rank, e.stream));
   buf_ += ",\"ts\":";
-  append_fixed(buf_, e.start_s * 1e6, 6);
+  append_fixed(buf_, finite_or_zero(e.start_s * 1e6), 6);
   buf_ += ",\"dur\":";
-  append_fixed(buf_, (e.end_s - e.start_s) * 1e6, 6);
+  append_fixed(buf_, finite_or_zero((e.end_s - e.start_s) * 1e6), 6);
   buf_ += ",\"args\":{\"task\":";
   append_int(buf_, e.task);
   buf_ += ",\"rank\":";
