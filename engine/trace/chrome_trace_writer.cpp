@@ -197,8 +197,10 @@ std::size_t write_chrome_trace(const EventView& v, const Trace& header, const Tr
   const std::size_t n = v.size();
   std::vector<std::uint8_t> lanes;   // by rank: bit s set when stream s has a kept event
   std::set<std::pair<std::int32_t, int>> sparse;   // ranks too large for the table (trace files)
+  // From the facts that do not depend on the run: on a run in progress, the metadata is written
+  // before its first times are known.
   for (std::size_t i = 0; i < n; ++i) {
-    const EventFacts e = v.at(i);
+    const EventFacts e = v.untimed(i);
     if (!filter.keeps(e.rank, e.layer)) continue;
     const auto bit = static_cast<std::uint8_t>(1u << static_cast<int>(e.stream));
     if (e.rank >= 0 && static_cast<std::size_t>(e.rank) < n + 65536) {

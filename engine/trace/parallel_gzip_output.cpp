@@ -59,7 +59,9 @@ class ParallelGzipOutput : public TraceOutput {
     }
     last_window_.append(bytes.substr(bytes.size() - keep));
     std::unique_lock lock(mutex_);
-    space_.wait(lock, [this] { return in_flight_ < 2 * static_cast<std::size_t>(threads_) + 2 || error_; });
+    // One piece per thread plus one waiting: the pieces in flight are memory a run in progress
+    // holds on top of its own (the file is written during the run).
+    space_.wait(lock, [this] { return in_flight_ < static_cast<std::size_t>(threads_) + 1 || error_; });
     if (error_) std::rethrow_exception(error_);
     p.seq = next_seq_++;
     ++in_flight_;
