@@ -97,8 +97,9 @@ void ChromeTraceWriter::separator() {
 
 void ChromeTraceWriter::flush_if_full() {
   if (buf_.size() < kFlushBytes) return;
-  out_.write(buf_);
+  out_.write_owned(std::move(buf_));   // an output with a thread keeps this buffer: no copy
   buf_.clear();
+  buf_.reserve(kFlushBytes + 4096);
 }
 
 void ChromeTraceWriter::metadata(const std::set<int>& nodes, const std::set<std::pair<std::int32_t, int>>& threads) {
