@@ -4,9 +4,13 @@
 #include <charconv>
 #include <cmath>
 #include <cstdint>
+#include <utility>
 
 namespace hcpsim {
 namespace {
+
+// 128-bit products (GCC and Clang; __extension__ keeps -Wpedantic quiet about the type).
+__extension__ typedef unsigned __int128 U128;
 
 constexpr std::uint32_t kPow10[10] = {1, 10, 100, 1000, 10000, 100000, 1000000, 10000000, 100000000, 1000000000};
 
@@ -32,14 +36,42 @@ bool scaled_round(double v, std::uint32_t scale, std::uint64_t& q_out) {
   const std::uint64_t m = biased == 0 ? frac : frac | (std::uint64_t{1} << 52);
   const int k = biased == 0 ? 1074 : 1075 - biased;   // v = m * 2^-k
   if (k <= 0 || k >= 128) return false;
-  const unsigned __int128 p = static_cast<unsigned __int128>(m) * scale;   // < 2^83
-  unsigned __int128 q = p >> k;
-  const unsigned __int128 rest = p - (q << k);
-  const unsigned __int128 half = static_cast<unsigned __int128>(1) << (k - 1);
+  const U128 p = static_cast<U128>(m) * scale;   // < 2^83
+  U128 q = p >> k;
+  const U128 rest = p - (q << k);
+  const U128 half = static_cast<U128>(1) << (k - 1);
   if (rest > half || (rest == half && (q & 1) != 0)) ++q;
   if ((q >> 64) != 0) return false;
   q_out = static_cast<std::uint64_t>(q);
   return true;
+}
+
+}  // namespace
+
+namespace {
+
+// The text of q / 10^decimals with `decimals` digits after the point. A compile-time `decimals`
+// turns the divisions into multiplications (the trace's times all have six).
+template <int kDecimals>
+void append_scaled(std::string& out, std::uint64_t q) {
+  constexpr std::uint64_t scale = kPow10[kDecimals];
+  char buf[32];
+  char* p = std::to_chars(buf, buf + sizeof buf, q / scale).ptr;
+  if constexpr (kDecimals > 0) {
+    *p++ = '.';
+    auto part = static_cast<std::uint32_t>(q % scale);
+    for (int i = kDecimals - 1; i >= 0; --i) {
+      p[i] = static_cast<char>('0' + part % 10);
+      part /= 10;
+    }
+    p += kDecimals;
+  }
+  out.append(buf, p);
+}
+
+template <int... kDecimals>
+void append_scaled_any(std::string& out, std::uint64_t q, int decimals, std::integer_sequence<int, kDecimals...>) {
+  ((decimals == kDecimals ? append_scaled<kDecimals>(out, q) : void()), ...);
 }
 
 }  // namespace
@@ -50,19 +82,8 @@ void append_fixed(std::string& out, double v, int decimals) {
     append_to_chars_fixed(out, v, decimals);
     return;
   }
-  char buf[32];
-  const std::uint64_t whole = q / kPow10[decimals];
-  char* p = std::to_chars(buf, buf + sizeof buf, whole).ptr;
-  if (decimals > 0) {
-    *p++ = '.';
-    auto part = static_cast<std::uint32_t>(q % kPow10[decimals]);
-    for (int i = decimals - 1; i >= 0; --i) {
-      p[i] = static_cast<char>('0' + part % 10);
-      part /= 10;
-    }
-    p += decimals;
-  }
-  out.append(buf, p);
+  if (decimals == 6) append_scaled<6>(out, q);
+  else append_scaled_any(out, q, decimals, std::make_integer_sequence<int, 10>{});
 }
 
 void append_general17(std::string& out, double v) {
