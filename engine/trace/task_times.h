@@ -31,7 +31,7 @@ class TaskTimesSink : public TraceSink {
   // Throws std::runtime_error naming the backend when a task was never recorded.
   void require_complete(const std::string& backend) const;
   const std::vector<TaskTimes>& times() const { return times_; }
-  // Publish to `progress` (which must outlive the sink) how far the times are final: the run starts
+  // Publish to `progress` (alive while the sink records) how far the times are final: the run starts
   // at the first record, and the prefix of recorded tasks is published every kPublishEvery_tasks
   // tasks and when it is complete. Once a task lies in the published prefix, a second record of it
   // throws std::runtime_error (a reader may have used its times). Call before the run.
