@@ -8,14 +8,17 @@ namespace hcpsim {
 FoldedEventView::FoldedEventView(const EventView& unit, int simulated_ranks, std::vector<int> replicas)
     : unit_(unit), simulated_ranks_(simulated_ranks), replicas_(std::move(replicas)) {}
 
-EventFacts FoldedEventView::at(std::size_t i) const {
+EventFacts FoldedEventView::moved(std::size_t i, EventFacts e) const {
   const std::size_t n = unit_.size();
   const auto k = static_cast<std::size_t>(replicas_[i / n]);
-  EventFacts e = unit_.at(i % n);
   e.rank += static_cast<std::int32_t>(k * static_cast<std::size_t>(simulated_ranks_));
   e.task += static_cast<TaskId>(k * n);
   return e;
 }
+
+EventFacts FoldedEventView::at(std::size_t i) const { return moved(i, unit_.at(i % unit_.size())); }
+
+EventFacts FoldedEventView::untimed(std::size_t i) const { return moved(i, unit_.untimed(i % unit_.size())); }
 
 std::span<const std::int32_t> FoldedEventView::peers(std::size_t i) const {
   const std::size_t n = unit_.size();

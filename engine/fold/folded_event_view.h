@@ -21,6 +21,7 @@ class FoldedEventView : public EventView {
   FoldedEventView(const EventView& unit, int simulated_ranks, std::vector<int> replicas);
   std::size_t size() const override { return unit_.size() * replicas_.size(); }
   EventFacts at(std::size_t i) const override;
+  EventFacts untimed(std::size_t i) const override;
   std::uint64_t name_key(std::size_t i) const override { return unit_.name_key(i % unit_.size()); }
   std::string name(std::size_t i) const override { return unit_.name(i % unit_.size()); }
   void append_name(std::size_t i, std::string& out) const override { unit_.append_name(i % unit_.size(), out); }
@@ -28,6 +29,7 @@ class FoldedEventView : public EventView {
   std::span<const std::int32_t> peers(std::size_t i) const override;
 
  private:
+  EventFacts moved(std::size_t i, EventFacts e) const;   // unit event i % N as replica i / N has it
   const EventView& unit_;
   int simulated_ranks_;
   std::vector<int> replicas_;

@@ -5,13 +5,14 @@
 
 #include <algorithm>
 #include <chrono>
+#include <optional>
+#include <utility>
 
 #include "engine/fold/fold_plan.h"
 #include "engine/fold/fold_report.h"
-#include "engine/fold/folded_event_view.h"
+#include "engine/report/trace_during_run.h"
 #include "engine/schedule/build.h"
 #include "engine/step/step_model.h"
-#include "engine/trace/chrome_trace_writer.h"
 #include "engine/trace/graph_event_view.h"
 #include "engine/trace/task_times.h"
 #include "engine/trace/trace_output.h"
@@ -36,10 +37,6 @@ SimulationResult simulate_scenario(const Scenario& full, Backend& backend, const
   const TaskGraph g = build_task_graph(s, layout, graph_options_from(s));
   const CostModel cost(s);
   RunContext ctx{s, layout, cost, options.progress};
-  TaskTimesSink sink(g.size());
-  backend.run(g, ctx, sink);
-  sink.require_complete(backend.name());
-  const double wall = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
   SimulationResult r;
   r.tasks = g.size();
   r.trace.scenario = s.display_name();
@@ -48,6 +45,18 @@ SimulationResult simulate_scenario(const Scenario& full, Backend& backend, const
   r.trace.backend = backend.name();
   r.trace.world_size = s.world_size();
   r.trace.gpus_per_node = s.cluster.gpus_per_node;
+  TaskTimesSink sink(g.size());
+  // The trace file is written on a second thread as the task times come (engine/report/trace_during_run.h).
+  std::optional<TraceDuringRun> trace_writer;
+  if (trace_out) {
+    TraceFileJob job{trace_out.get(), r.trace, options.trace_filter, &fold};
+    if (fold.folded) job.header.world_size = fold.represented_ranks;   // the file shows the job
+    trace_writer.emplace(g, sink, std::move(job));
+  }
+  backend.run(g, ctx, sink);
+  sink.require_complete(backend.name());
+  if (trace_writer) trace_writer->run_finished(g.size());
+  const double wall = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
   // Events in task order make reports and trace files independent of completion order.
   const GraphEventView events(g, sink.times());
   ReportOptions ro;
@@ -64,16 +73,8 @@ SimulationResult simulate_scenario(const Scenario& full, Backend& backend, const
       (full.vpp() == 1 || m % full.pp() == 0 || full.train.mode == TrainMode::Prefill))
     r.report.step = step::compose_step(full, layer_times_of(r.report),
                                        {.link_sharing = backend.capabilities().models_contention});
-  if (trace_out) {
-    if (fold.folded) {   // the replicas the filter asks for, each a copy of the unit's events
-      const FoldedEventView job(events, fold.simulated_ranks,
-                                replicas_kept(options.trace_filter, fold.simulated_ranks, fold.replicas));
-      Trace header = r.trace;
-      header.world_size = fold.represented_ranks;
-      r.trace_file_events = write_chrome_trace(job, header, options.trace_filter, *trace_out);
-    } else {
-      r.trace_file_events = write_chrome_trace(events, r.trace, options.trace_filter, *trace_out);
-    }
+  if (trace_writer) {
+    r.trace_file_events = trace_writer->finish();
     trace_out->close();
   }
   if (options.keep_events) {

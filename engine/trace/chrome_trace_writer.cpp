@@ -7,6 +7,7 @@
 #include <vector>
 
 #include "engine/core/internal_error.h"
+#include "engine/trace/decimal_format.h"
 
 namespace hcpsim {
 namespace {
@@ -46,20 +47,11 @@ void append_int(std::string& os, Int v) {
   os.append(buf, r.ptr);
 }
 
-// As printf("%.17g"): every double written back exactly; non-finite values (refused by the guard
-// before) as 0.
-void append_number(std::string& os, double v) {
-  char buf[40];
-  const auto r = std::to_chars(buf, buf + sizeof buf, std::isfinite(v) ? v : 0.0, std::chars_format::general, 17);
-  os.append(buf, r.ptr);
-}
+// Non-finite values (refused by the guard before any event is written) as 0.
+double finite_or_zero(double v) { return std::isfinite(v) ? v : 0.0; }
 
-// As printf("%.*f").
-void append_fixed(std::string& os, double v, int decimals) {
-  char buf[352];
-  const auto r = std::to_chars(buf, buf + sizeof buf, std::isfinite(v) ? v : 0.0, std::chars_format::fixed, decimals);
-  os.append(buf, r.ptr);
-}
+// As printf("%.17g"): every double written back exactly.
+void append_number(std::string& os, double v) { append_general17(os, finite_or_zero(v)); }
 
 int tid_of(std::int32_t rank, Stream s) { return rank * kStreamCount + static_cast<int>(s); }
 
@@ -105,8 +97,9 @@ void ChromeTraceWriter::separator() {
 
 void ChromeTraceWriter::flush_if_full() {
   if (buf_.size() < kFlushBytes) return;
-  out_.write(buf_);
+  out_.write_owned(std::move(buf_));   // an output with a thread keeps this buffer: no copy
   buf_.clear();
+  buf_.reserve(kFlushBytes + 4096);
 }
 
 void ChromeTraceWriter::metadata(const std::set<int>& nodes, const std::set<std::pair<std::int32_t, int>>& threads) {
@@ -161,9 +154,9 @@ void ChromeTraceWriter::event(const EventFacts& e, std::string_view name, std::s
   buf_ += ",\"tid\":";
   append_int(buf_, tid_of(e.rank, e.stream));
   buf_ += ",\"ts\":";
-  append_fixed(buf_, e.start_s * 1e6, 6);
+  append_fixed(buf_, finite_or_zero(e.start_s * 1e6), 6);
   buf_ += ",\"dur\":";
-  append_fixed(buf_, (e.end_s - e.start_s) * 1e6, 6);
+  append_fixed(buf_, finite_or_zero((e.end_s - e.start_s) * 1e6), 6);
   buf_ += ",\"args\":{\"task\":";
   append_int(buf_, e.task);
   buf_ += ",\"rank\":";
@@ -205,8 +198,10 @@ std::size_t write_chrome_trace(const EventView& v, const Trace& header, const Tr
   const std::size_t n = v.size();
   std::vector<std::uint8_t> lanes;   // by rank: bit s set when stream s has a kept event
   std::set<std::pair<std::int32_t, int>> sparse;   // ranks too large for the table (trace files)
+  // From the facts that do not depend on the run: on a run in progress, the metadata is written
+  // before its first times are known.
   for (std::size_t i = 0; i < n; ++i) {
-    const EventFacts e = v.at(i);
+    const EventFacts e = v.untimed(i);
     if (!filter.keeps(e.rank, e.layer)) continue;
     const auto bit = static_cast<std::uint8_t>(1u << static_cast<int>(e.stream));
     if (e.rank >= 0 && static_cast<std::size_t>(e.rank) < n + 65536) {

@@ -37,6 +37,13 @@ class EventView {
   virtual std::size_t size() const = 0;
   // Precondition for all: i < size().
   virtual EventFacts at(std::size_t i) const = 0;
+  // at(i) with start_s and end_s 0: the facts that do not depend on the run, which a view over a run
+  // still in progress (engine/trace/streamed_event_view.h) gives without waiting for its times.
+  virtual EventFacts untimed(std::size_t i) const {
+    EventFacts e = at(i);
+    e.start_s = e.end_s = 0;
+    return e;
+  }
   // at(i).rank, which a view may give without building the whole EventFacts (the report groups the
   // events by rank in passes that need nothing else).
   virtual std::int32_t rank(std::size_t i) const { return at(i).rank; }

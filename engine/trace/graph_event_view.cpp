@@ -1,47 +1,21 @@
 #include "engine/trace/graph_event_view.h"
+#include "engine/trace/send_recv_peers.h"
 
 #include <algorithm>
 #include <charconv>
 #include <stdexcept>
 
 namespace hcpsim {
-namespace {
 
-// The peers of every member of one SendRecv op, as append_peers (engine/trace/trace.h) gives them,
-// but with the transfers sorted by sender once instead of scanned once per member.
-class SendRecvPeers {
- public:
-  explicit SendRecvPeers(const CommOp& op) {
-    by_src_.reserve(op.transfers.size());
-    for (std::size_t i = 0; i < op.transfers.size(); ++i)
-      by_src_.push_back({op.transfers[i].src, static_cast<std::uint32_t>(i), op.transfers[i].dst});
-    std::sort(by_src_.begin(), by_src_.end(),
-              [](const Entry& a, const Entry& b) { return a.src != b.src ? a.src < b.src : a.order < b.order; });
-  }
-  void append(std::int32_t rank, std::vector<std::int32_t>& out) const {
-    const std::size_t first = out.size();
-    auto it = std::lower_bound(by_src_.begin(), by_src_.end(), rank,
-                               [](const Entry& e, std::int32_t r) { return e.src < r; });
-    for (; it != by_src_.end() && it->src == rank; ++it)
-      if (it->dst != rank && std::find(out.begin() + static_cast<std::ptrdiff_t>(first), out.end(), it->dst) == out.end())
-        out.push_back(it->dst);
-  }
-
- private:
-  struct Entry {
-    std::int32_t src;
-    std::uint32_t order;
-    std::int32_t dst;
-  };
-  std::vector<Entry> by_src_;
-};
-
-}  // namespace
-
-GraphEventView::GraphEventView(const TaskGraph& g, const std::vector<TaskTimes>& times) : g_(g), times_(times) {
+GraphEventView::GraphEventView(const TaskGraph& g, const std::vector<TaskTimes>& times, PeerStorage storage)
+    : g_(g), times_(times) {
   if (times.size() != g.size())
     throw std::invalid_argument("GraphEventView: " + std::to_string(times.size()) + " task times for " +
                                 std::to_string(g.size()) + " tasks");
+  if (storage == PeerStorage::OnDemand) {
+    on_demand_ = std::make_unique<OnDemand>();
+    return;
+  }
   // Peers are gathered into `slices` (SendRecv ops first, op by op; then every other communication
   // task), then laid out in task order.
   const std::size_t n = g.size();
@@ -84,6 +58,38 @@ EventFacts GraphEventView::at(std::size_t i) const {
   const Task& t = g_.task(static_cast<TaskId>(i));
   const TaskTimes& x = times_[i];
   return {static_cast<TaskId>(i), t.rank, t.stream, t.kind, t.pass, t.layer, t.step, x.start_s, x.end_s, t.bytes, t.flops};
+}
+
+EventFacts GraphEventView::untimed(std::size_t i) const {
+  const Task& t = g_.task(static_cast<TaskId>(i));
+  return {static_cast<TaskId>(i), t.rank, t.stream, t.kind, t.pass, t.layer, t.step, 0.0, 0.0, t.bytes, t.flops};
+}
+
+// As the constructor's array: a member of a SendRecv op (listed in its tasks) from the op's table,
+// any other communication task from append_peers. The tables of the last ops asked for are kept;
+// events in task order ask for the members of one op close together.
+std::span<const std::int32_t> GraphEventView::peers_on_demand(std::size_t i) const {
+  OnDemand& d = *on_demand_;
+  d.out.clear();
+  const Task& t = g_.task(static_cast<TaskId>(i));
+  if (!is_communication(t.kind)) return {};
+  const auto& comms = g_.comms();
+  if (t.comm < comms.size() && comms[t.comm].kind == TaskKind::SendRecv) {
+    const CommOp& op = comms[t.comm];
+    OnDemand::Slot& slot = d.slots[t.comm % d.slots.size()];
+    if (slot.op != t.comm) {
+      slot.op = t.comm;
+      slot.table = SendRecvPeers(op);
+      slot.members.assign(op.tasks.begin(), op.tasks.end());
+      std::sort(slot.members.begin(), slot.members.end());
+    }
+    if (std::binary_search(slot.members.begin(), slot.members.end(), static_cast<TaskId>(i))) {
+      slot.table.append(t.rank, d.out);
+      return d.out;
+    }
+  }
+  append_peers(g_, t, d.out);
+  return d.out;
 }
 
 void GraphEventView::append_name(std::size_t i, std::string& out) const {

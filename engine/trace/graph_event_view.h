@@ -1,37 +1,61 @@
 #pragma once
 // GraphEventView: the events of a run as the graph plus the task times (engine/trace/task_times.h).
 // Event i is task i. Names are built only when asked for; the peers of every communication task are
-// kept in one compressed array (4 bytes a peer), built once in the constructor.
+// kept in one compressed array (4 bytes a peer), built once in the constructor, or, for a reader that
+// must not add that array to a run still holding its own state (the trace file written during the
+// run), computed when asked for.
+#include <array>
+#include <memory>
 #include <vector>
 
 #include "engine/trace/event_view.h"
+#include "engine/trace/send_recv_peers.h"
 #include "engine/trace/task_times.h"
 
 namespace hcpsim {
 
 class GraphEventView : public EventView {
  public:
+  // Array: every peer in one array built here. OnDemand: nothing built here; peers() computes the
+  // peers of the task asked for (the same ranks), keeps them until its next call and is for one
+  // thread at a time.
+  enum class PeerStorage { Array, OnDemand };
   // Keeps references to `g` and `times`, which must outlive the view. Precondition:
   // times.size() == g.size().
-  GraphEventView(const TaskGraph& g, const std::vector<TaskTimes>& times);
+  GraphEventView(const TaskGraph& g, const std::vector<TaskTimes>& times, PeerStorage storage = PeerStorage::Array);
   std::size_t size() const override { return g_.size(); }
   EventFacts at(std::size_t i) const override;
+  EventFacts untimed(std::size_t i) const override;
   std::int32_t rank(std::size_t i) const override { return g_.task(static_cast<TaskId>(i)).rank; }
   std::uint64_t name_key(std::size_t i) const override;
   std::string name(std::size_t i) const override { return g_.display_name(g_.task(static_cast<TaskId>(i))); }
   // As TaskGraph::display_name, formatted in place.
   void append_name(std::size_t i, std::string& out) const override;
   std::span<const std::int32_t> peers(std::size_t i) const override {
+    if (on_demand_) return peers_on_demand(i);
     return {peers_.data() + peer_begin_[i], peers_.data() + peer_begin_[i + 1]};
   }
   const TaskTimes* times() const override { return times_.data(); }
   const TaskGraph& graph() const { return g_; }
 
  private:
+  // PeerStorage::OnDemand: the last peers given, and the tables of recently asked-for SendRecv ops.
+  struct OnDemand {
+    struct Slot {
+      std::uint32_t op = kNone;
+      SendRecvPeers table;
+      std::vector<TaskId> members;   // the op's tasks, sorted
+    };
+    std::array<Slot, 64> slots;   // by op index modulo 64
+    std::vector<std::int32_t> out;
+  };
+  std::span<const std::int32_t> peers_on_demand(std::size_t i) const;
+
   const TaskGraph& g_;
   const std::vector<TaskTimes>& times_;
   std::vector<std::uint32_t> peer_begin_;   // by task, plus one: peers of task i are [begin[i], begin[i+1])
   std::vector<std::int32_t> peers_;
+  std::unique_ptr<OnDemand> on_demand_;   // set for PeerStorage::OnDemand
 };
 
 }  // namespace hcpsim

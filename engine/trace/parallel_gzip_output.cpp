@@ -44,12 +44,14 @@ class ParallelGzipOutput : public TraceOutput {
     if (f_ != nullptr) std::fclose(f_);
   }
 
-  void write(std::string_view bytes) override {
-    if (bytes.empty()) return;
+  void write(std::string_view bytes) override { write_owned(std::string(bytes)); }
+  void write_owned(std::string&& owned) override {
+    if (owned.empty()) return;
     if (workers_.empty())
       for (int i = 0; i < threads_; ++i) workers_.emplace_back([this] { work(); });
     Piece p;
-    p.input.assign(bytes);
+    p.input = std::move(owned);
+    const std::string_view bytes = p.input;
     p.dictionary.swap(last_window_);
     const std::size_t keep = std::min(kWindow_bytes, bytes.size());
     if (keep < kWindow_bytes && !p.dictionary.empty()) {
@@ -59,7 +61,9 @@ class ParallelGzipOutput : public TraceOutput {
     }
     last_window_.append(bytes.substr(bytes.size() - keep));
     std::unique_lock lock(mutex_);
-    space_.wait(lock, [this] { return in_flight_ < 2 * static_cast<std::size_t>(threads_) + 2 || error_; });
+    // One piece per thread plus one waiting: the pieces in flight are memory a run in progress
+    // holds on top of its own (the file is written during the run).
+    space_.wait(lock, [this] { return in_flight_ < static_cast<std::size_t>(threads_) + 1 || error_; });
     if (error_) std::rethrow_exception(error_);
     p.seq = next_seq_++;
     ++in_flight_;
@@ -90,8 +94,10 @@ class ParallelGzipOutput : public TraceOutput {
     if (std::fwrite(data, 1, n, f_) != n) throw TraceWriteError(cannot_write(path_) + " (gzip)");
   }
 
-  // Raw deflate of one piece, ending on a byte boundary (sync flush), not final.
-  static std::string deflate_piece(const Piece& p) {
+  // Raw deflate of one piece, ending on a byte boundary (sync flush), not final, into `out` (a
+  // compressing thread's own buffer, grown when needed and reused for its next piece: never
+  // cleared, only written); returns the bytes used.
+  static std::size_t deflate_piece(const Piece& p, std::vector<unsigned char>& out) {
     z_stream z{};
     if (deflateInit2(&z, 1, Z_DEFLATED, -15, 8, Z_DEFAULT_STRATEGY) != Z_OK)
       throw std::runtime_error("zlib: deflateInit2 failed");
@@ -103,12 +109,13 @@ class ParallelGzipOutput : public TraceOutput {
         deflateSetDictionary(&z, reinterpret_cast<const Bytef*>(p.dictionary.data()),
                              static_cast<uInt>(p.dictionary.size())) != Z_OK)
       throw std::runtime_error("zlib: deflateSetDictionary failed");
-    std::string out(deflateBound(&z, static_cast<uLong>(p.input.size())) + 16, '\0');
+    const std::size_t bound = deflateBound(&z, static_cast<uLong>(p.input.size())) + 16;
+    if (out.size() < bound) out.resize(bound);
     z.next_in = reinterpret_cast<Bytef*>(const_cast<char*>(p.input.data()));
     z.avail_in = static_cast<uInt>(p.input.size());
     std::size_t used = 0;
     while (true) {
-      z.next_out = reinterpret_cast<Bytef*>(out.data() + used);
+      z.next_out = out.data() + used;
       z.avail_out = static_cast<uInt>(out.size() - used);
       const int rc = deflate(&z, Z_SYNC_FLUSH);
       used = out.size() - z.avail_out;
@@ -116,11 +123,11 @@ class ParallelGzipOutput : public TraceOutput {
       if (z.avail_in == 0 && z.avail_out > 0) break;   // all consumed and flushed
       out.resize(out.size() * 2);
     }
-    out.resize(used);
-    return out;
+    return used;
   }
 
   void work() {
+    std::vector<unsigned char> out;
     while (true) {
       Piece p;
       {
@@ -130,11 +137,11 @@ class ParallelGzipOutput : public TraceOutput {
         p = std::move(queue_.front());
         queue_.pop_front();
       }
-      std::string out;
+      std::size_t used = 0;
       uLong crc = 0;
       std::exception_ptr failed;
       try {
-        out = deflate_piece(p);
+        used = deflate_piece(p, out);
         crc = crc32(0, reinterpret_cast<const Bytef*>(p.input.data()), static_cast<uInt>(p.input.size()));
       } catch (...) {
         failed = std::current_exception();
@@ -145,7 +152,7 @@ class ParallelGzipOutput : public TraceOutput {
       if (!error_ && failed) error_ = failed;
       if (!error_) {
         try {
-          put(out.data(), out.size());
+          put(out.data(), used);
           crc_ = crc32_combine(crc_, crc, static_cast<z_off_t>(p.input.size()));
           total_bytes_ += p.input.size();
         } catch (...) {

@@ -13,7 +13,8 @@ namespace hcpsim {
 
 // Opens `path` for writing; `threads` compressing threads (at least 1), started by the first write,
 // so a process that forks between opening and writing forks with one thread. write() copies the
-// bytes and returns while earlier pieces are still being compressed. Throws TraceWriteError naming
+// bytes (write_owned() takes them) and returns while earlier pieces are still being compressed; at
+// most one piece per thread plus one wait. Throws TraceWriteError naming
 // the file; an error of a compressing thread is thrown by a later write() or by close().
 std::unique_ptr<TraceOutput> open_parallel_gzip_output(const std::string& path, int threads);
 

@@ -12,11 +12,24 @@ void TaskTimesSink::note(TaskId id, double start_s, double end_s) {
   if (times_.empty()) {
     times_.resize(tasks_);
     seen_.assign(tasks_, false);
+    if (progress_ != nullptr) progress_->start();
   }
+  if (id < published_)
+    throw std::runtime_error("backend reported task " + std::to_string(id) +
+                             " a second time, after its times were handed to a reader");
   times_[id] = {start_s, end_s};
   if (!seen_[id]) {
     seen_[id] = true;
     ++recorded_;
+    if (progress_ != nullptr && id == prefix_) advance_prefix();
+  }
+}
+
+void TaskTimesSink::advance_prefix() {
+  while (prefix_ < tasks_ && seen_[prefix_]) ++prefix_;
+  if (prefix_ - published_ >= kPublishEvery_tasks || prefix_ == tasks_) {
+    published_ = prefix_;
+    progress_->publish(prefix_);
   }
 }
 

@@ -5,6 +5,7 @@
 #include <cstddef>
 #include <vector>
 
+#include "engine/trace/task_progress.h"
 #include "engine/trace/trace.h"
 
 namespace hcpsim {
@@ -30,13 +31,23 @@ class TaskTimesSink : public TraceSink {
   // Throws std::runtime_error naming the backend when a task was never recorded.
   void require_complete(const std::string& backend) const;
   const std::vector<TaskTimes>& times() const { return times_; }
+  // Publish to `progress` (alive while the sink records) how far the times are final: the run starts
+  // at the first record, and the prefix of recorded tasks is published every kPublishEvery_tasks
+  // tasks and when it is complete. Once a task lies in the published prefix, a second record of it
+  // throws std::runtime_error (a reader may have used its times). Call before the run.
+  void publish_to(TaskProgress* progress) { progress_ = progress; }
+  static constexpr std::size_t kPublishEvery_tasks = 16384;
 
  private:
   void note(TaskId id, double start_s, double end_s);
+  void advance_prefix();
   std::size_t tasks_ = 0;
   std::vector<TaskTimes> times_;
   std::vector<bool> seen_;
   std::size_t recorded_ = 0;
+  TaskProgress* progress_ = nullptr;
+  std::size_t prefix_ = 0;      // tasks [0, prefix_) are recorded
+  std::size_t published_ = 0;   // the prefix progress_ was last given
 };
 
 }  // namespace hcpsim

@@ -58,12 +58,13 @@ class BackgroundOutput : public TraceOutput {
  public:
   explicit BackgroundOutput(std::unique_ptr<TraceOutput> inner) : inner_(std::move(inner)) {}
   ~BackgroundOutput() override { stop(); }
-  void write(std::string_view bytes) override {
+  void write(std::string_view bytes) override { write_owned(std::string(bytes)); }
+  void write_owned(std::string&& bytes) override {
     if (!worker_.joinable()) worker_ = std::thread([this] { drain(); });
     std::unique_lock lock(mutex_);
     space_.wait(lock, [this] { return queue_.size() < kQueued || error_; });
     if (error_) std::rethrow_exception(error_);
-    queue_.emplace_back(bytes);
+    queue_.push_back(std::move(bytes));
     ready_.notify_one();
   }
   void close() override {

@@ -20,6 +20,9 @@ class TraceOutput {
   virtual ~TraceOutput() = default;
   // Throws TraceWriteError naming the file when the bytes cannot be written.
   virtual void write(std::string_view bytes) = 0;
+  // As write(), taking the bytes: an output that keeps them for a while (a writing or compressing
+  // thread) moves them instead of copying. `bytes` is left in a valid but unspecified state.
+  virtual void write_owned(std::string&& bytes) { write(bytes); }
   // Flushes and closes; throws TraceWriteError naming the file when that fails (a full disk
   // often shows only here). Must be called before the output is destroyed for the file to count.
   virtual void close() = 0;

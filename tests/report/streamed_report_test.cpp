@@ -154,8 +154,9 @@ INSTANTIATE_TEST_SUITE_P(Scenarios, StreamedReport, ::testing::ValuesIn(scenario
                            return n;
                          });
 
-// The peers GraphEventView keeps equal those of make_event for every task of every example graph
-// (its SendRecv table replaces a scan of the op's transfers per member).
+// The peers GraphEventView keeps, and those it computes on demand, equal those of make_event for
+// every task of every example graph (its SendRecv table replaces a scan of the op's transfers per
+// member).
 TEST(GraphEventView, PeersEqualThoseOfMakeEvent) {
   for (const std::string& name : scenario_names()) {
     const Scenario s = load(name);
@@ -163,12 +164,15 @@ TEST(GraphEventView, PeersEqualThoseOfMakeEvent) {
     const TaskGraph g = build_task_graph(s, layout, graph_options_from(s));
     const std::vector<TaskTimes> times(g.size());
     const GraphEventView v(g, times);
+    const GraphEventView on_demand(g, times, GraphEventView::PeerStorage::OnDemand);
     std::size_t with_peers = 0;
     for (const Task& t : g.tasks()) {
       const TaskId id = g.id_of(t);
       const TraceEvent e = make_event(g, t, 0, 0);
       const auto p = v.peers(id);
       ASSERT_EQ(std::vector<std::int32_t>(p.begin(), p.end()), e.peers) << name << " task " << id;
+      const auto q = on_demand.peers(id);
+      ASSERT_EQ(std::vector<std::int32_t>(q.begin(), q.end()), e.peers) << name << " task " << id << " (on demand)";
       EXPECT_EQ(v.name(id), e.name);
       std::string appended = "x";
       v.append_name(id, appended);
