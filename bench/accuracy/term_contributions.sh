@@ -5,6 +5,8 @@
 #   bench/accuracy/term_contributions.sh [BUILD_DIR] [TERM ...]
 # BUILD_DIR defaults to build/; TERMs default to every term of cluster.efficiency.model_terms.
 # A case is a scenario file or a validation/published case (its inline `scenario:` is used).
+# HCPSIM_TERM_BUT="X Y" adds columns "all on but X" (terms that replace another's effect, such as
+# nccl_p2p_channels replacing the fitted network send/recv ratio of bandwidth_curves, show there).
 # Needs python3 with PyYAML (python3-yaml) to read the case files. Exit 2 when it cannot run.
 set -euo pipefail
 root="$(cd "$(dirname "$0")/../.." && pwd)"
@@ -52,7 +54,9 @@ PY
 
 header="| case | all off |"
 rule="|---|---|"
+read -r -a but <<<"${HCPSIM_TERM_BUT:-}"
 for t in "${terms[@]}"; do header+=" only $t |"; rule+="---|"; done
+for t in "${but[@]}"; do header+=" all on but $t |"; rule+="---|"; done
 echo "$header all on |"
 echo "$rule---|"
 for c in "${cases[@]}"; do
@@ -60,6 +64,9 @@ for c in "${cases[@]}"; do
   row="| $(basename "$c" .yaml) | $(cell "$f" cluster.efficiency.model_terms.all=off) |"
   for t in "${terms[@]}"; do
     row+=" $(cell "$f" cluster.efficiency.model_terms.all=off "cluster.efficiency.model_terms.$t=on") |"
+  done
+  for t in "${but[@]}"; do
+    row+=" $(cell "$f" "cluster.efficiency.model_terms.$t=off") |"
   done
   echo "$row $(cell "$f") |"
 done
