@@ -15,18 +15,11 @@
 namespace hcpsim::step {
 namespace {
 
-// LLaMA-7B-like (MHA, h 4096, F 11008), 4K tokens per GPU on 8 A100-like GPUs, cp 8, no TP.
+// LLaMA-7B, 4K tokens per GPU on 8 A100-like GPUs (HBM 2.039 TB/s), cp 8, no TP.
 Scenario llama7b(ElementwiseOps ops) {
-  Scenario s = test::scenario_of_shape({32, 4096, 11008, 32, 32, 128});
-  s.name = "elementwise-test";
-  s.model.seq_length = 32768;
-  s.model.context_parallel_size = 8;
-  s.model.vocab_size = 32000;
+  Scenario s = test::llama7b_cp8_one_node("elementwise-test");
   s.model.elementwise_ops = ops;
-  s.cluster.nodes = 1;
-  s.cluster.gpus_per_node = 8;
   s.cluster.gpu.hbm_Bps = 2.039e12;
-  s.simulation.backend = "analytic";
   return s;
 }
 

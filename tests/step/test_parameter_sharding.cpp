@@ -19,17 +19,10 @@
 namespace hcpsim::step {
 namespace {
 
-// LLaMA-7B-like on one 8-GPU node, cp 8: the DP x CP group is the 8 GPUs.
+// LLaMA-7B on one 8-GPU node, cp 8: the DP x CP group is the 8 GPUs.
 Scenario llama7b(bool shard) {
-  Scenario s = test::scenario_of_shape({32, 4096, 11008, 32, 32, 128});
-  s.name = "sharding-test";
-  s.model.seq_length = 32768;
-  s.model.context_parallel_size = 8;
-  s.model.vocab_size = 32000;
+  Scenario s = test::llama7b_cp8_one_node("sharding-test");
   s.ddp.shard_parameters = shard;
-  s.cluster.nodes = 1;
-  s.cluster.gpus_per_node = 8;
-  s.simulation.backend = "analytic";
   return s;
 }
 
