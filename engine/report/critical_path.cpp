@@ -10,11 +10,16 @@
 #include <unordered_map>
 #include <unordered_set>
 
+#include "engine/trace/graph_event_view.h"
 #include "engine/trace/trace_event_view.h"
 
 namespace hcpsim {
 
-std::vector<PathStep> critical_path_steps(const EventView& v) {
+namespace {
+
+// critical_path_steps over a view of type View (EventView, or GraphEventView whose calls are not virtual).
+template <class View>
+std::vector<PathStep> steps_of(const View& v) {
   std::vector<PathStep> path;
   const std::size_t n = v.size();
   if (n == 0) return path;
@@ -119,6 +124,13 @@ std::vector<PathStep> critical_path_steps(const EventView& v) {
   }
   std::reverse(path.begin(), path.end());
   return path;
+}
+
+}  // namespace
+
+std::vector<PathStep> critical_path_steps(const EventView& v) {
+  if (const auto* g = dynamic_cast<const GraphEventView*>(&v)) return steps_of(*g);
+  return steps_of(v);
 }
 
 std::vector<CriticalPathEntry> critical_path_entries(const EventView& v, const std::vector<PathStep>& path) {

@@ -54,12 +54,6 @@ GraphEventView::GraphEventView(const TaskGraph& g, const std::vector<TaskTimes>&
     std::copy_n(slices.data() + slice_begin[i], count[i], peers_.data() + peer_begin_[i]);
 }
 
-EventFacts GraphEventView::at(std::size_t i) const {
-  const Task& t = g_.task(static_cast<TaskId>(i));
-  const TaskTimes& x = times_[i];
-  return {static_cast<TaskId>(i), t.rank, t.stream, t.kind, t.pass, t.layer, t.step, x.start_s, x.end_s, t.bytes, t.flops};
-}
-
 EventFacts GraphEventView::untimed(std::size_t i) const {
   const Task& t = g_.task(static_cast<TaskId>(i));
   return {static_cast<TaskId>(i), t.rank, t.stream, t.kind, t.pass, t.layer, t.step, 0.0, 0.0, t.bytes, t.flops};
