@@ -100,13 +100,4 @@ void GraphEventView::append_name(std::size_t i, std::string& out) const {
   out += g_.label(t);
 }
 
-// display_name is "L<layer>.<fwd|bwd>[.s<step>].<label>": the name is a function of these four
-// fields, packed here (step + 1 in 31 bits: ring steps are far below 2^31).
-std::uint64_t GraphEventView::name_key(std::size_t i) const {
-  const Task& t = g_.task(static_cast<TaskId>(i));
-  return (static_cast<std::uint64_t>(static_cast<std::uint16_t>(t.layer)) << 48) |
-         (static_cast<std::uint64_t>(t.pass == Pass::Backward) << 47) |
-         (static_cast<std::uint64_t>(static_cast<std::uint32_t>(t.step + 1) & 0x7fffffffu) << 16) | t.label;
-}
-
 }  // namespace hcpsim
