@@ -100,9 +100,34 @@ Report report_of(const View& v, const Trace& header, const ReportOptions& option
   double t0 = 1e300, t1 = -1e300;
   std::vector<double> rank_end(nr, 0.0);
   std::vector<bool> has_layer(1 << 16, false);   // by layer + 32768 (int16 layers; a tree insert per event cost more)
+  // Per layer and pass: attention-block and whole-layer spans per rank (in the same pass over the
+  // events; the events of one layer and pass are usually consecutive: their span vectors are remembered).
+  std::map<std::pair<int, int>, std::vector<Span>> attn, whole;
+  double flops[2] = {0, 0};
+  std::pair<int, int> last_key{-1, -1};
+  std::vector<Span>* last_whole = nullptr;
+  std::vector<Span>* last_attn = nullptr;   // attn[last_key], once an event of that key needed it
   for (std::size_t i = 0; i < n; ++i) {
     const EventFacts e = v.at(i);
     const std::size_t ri = ranks.index(e.rank);
+    const std::pair<int, int> key{e.layer, static_cast<int>(e.pass)};
+    if (last_whole == nullptr || key != last_key) {
+      auto& w = whole[key];
+      if (w.empty()) w.resize(nr);
+      last_whole = &w;
+      last_attn = nullptr;
+      last_key = key;
+    }
+    (*last_whole)[ri].add(e);
+    if (is_attention_block(e)) {
+      if (last_attn == nullptr) {
+        last_attn = &attn[key];
+        if (last_attn->empty()) last_attn->resize(nr);
+      }
+      (*last_attn)[ri].add(e);
+    }
+    if (e.kind == TaskKind::AttentionForward) flops[0] += e.flops;
+    if (e.kind == TaskKind::AttentionBackward) flops[1] += e.flops;
     t0 = std::min(t0, e.start_s);
     t1 = std::max(t1, e.end_s);
     rank_end[ri] = std::max(rank_end[ri], e.end_s);
@@ -131,31 +156,6 @@ Report report_of(const View& v, const Trace& header, const ReportOptions& option
   for (std::size_t ri = 1; ri < nr; ++ri)
     if (rank_end[ri] > rank_end[slowest]) slowest = ri;
   r.slowest_rank = ranks.rank(slowest);
-
-  // Per layer and pass: attention-block and whole-layer spans per rank.
-  std::map<std::pair<int, int>, std::vector<Span>> attn, whole;
-  double flops[2] = {0, 0};
-  std::pair<int, int> last_key{-1, -1};
-  std::vector<Span>* last_whole = nullptr;
-  for (std::size_t i = 0; i < n; ++i) {
-    const EventFacts e = v.at(i);
-    const std::pair<int, int> key{e.layer, static_cast<int>(e.pass)};
-    if (last_whole == nullptr || key != last_key) {
-      auto& w = whole[key];
-      if (w.empty()) w.resize(nr);
-      last_whole = &w;
-      last_key = key;
-    }
-    const std::size_t ri = ranks.index(e.rank);
-    (*last_whole)[ri].add(e);
-    if (is_attention_block(e)) {
-      auto& a = attn[key];
-      if (a.empty()) a.resize(nr);
-      a[ri].add(e);
-    }
-    if (e.kind == TaskKind::AttentionForward) flops[0] += e.flops;
-    if (e.kind == TaskKind::AttentionBackward) flops[1] += e.flops;
-  }
 
   // Critical path and exposed communication on it.
   const std::vector<PathStep> path = path_future.valid() ? path_future.get() : critical_path_steps(v);
