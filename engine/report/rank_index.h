@@ -12,7 +12,9 @@ namespace hcpsim {
 
 class RankIndex {
  public:
-  explicit RankIndex(const EventView& v) {
+  // View: an EventView, or a class derived from it (calls to a final class's rank() are not virtual).
+  template <class View>
+  explicit RankIndex(const View& v) {
     const std::size_t n = v.size();
     if (n == 0) return;
     std::int32_t lo = v.rank(0), hi = lo;

@@ -8,6 +8,7 @@
 #include "engine/report/critical_path.h"
 #include "engine/report/intervals.h"
 #include "engine/report/rank_index.h"
+#include "engine/trace/graph_event_view.h"
 #include "engine/trace/trace_event_view.h"
 
 namespace hcpsim {
@@ -50,14 +51,9 @@ void classify_bytes(const EventFacts& e, std::span<const std::int32_t> peers, in
   for (const auto p : peers) (p / gpn == node ? intra : inter) += share;
 }
 
-}  // namespace
-
-Report compute_report(const Trace& t, const ReportOptions& options) {
-  const TraceEventView view(t);
-  return compute_report(view, t, options);
-}
-
-Report compute_report(const EventView& v, const Trace& header, const ReportOptions& options) {
+// compute_report over a view of type View (EventView, or GraphEventView whose calls are not virtual).
+template <class View>
+Report report_of(const View& v, const Trace& header, const ReportOptions& options) {
   Report r;
   r.scenario = header.scenario;
   r.backend = header.backend;
@@ -88,8 +84,12 @@ Report compute_report(const EventView& v, const Trace& header, const ReportOptio
     std::vector<std::uint32_t> fill(first.begin(), first.end() - 1);
     for (std::size_t i = 0; i < n; ++i) by_rank[fill[ranks.index(v.rank(i))]++] = static_cast<std::uint32_t>(i);
     IntervalUnion raw_compute, raw_comm;
+    // A rank's events lie far apart in task order: each read is a cache miss unless asked for early.
+    constexpr std::size_t kPrefetchAhead_events = 16;
     for (std::size_t ri = 0; ri < nr; ++ri) {
       for (std::uint32_t k = first[ri]; k < first[ri + 1]; ++k) {
+        if constexpr (requires { v.prefetch(0); })
+          if (k + kPrefetchAhead_events < n) v.prefetch(by_rank[k + kPrefetchAhead_events]);
         const EventFacts e = v.at(by_rank[k]);
         (is_communication(e.kind) ? raw_comm : raw_compute).add(e.start_s, e.end_s);
       }
@@ -100,9 +100,34 @@ Report compute_report(const EventView& v, const Trace& header, const ReportOptio
   double t0 = 1e300, t1 = -1e300;
   std::vector<double> rank_end(nr, 0.0);
   std::vector<bool> has_layer(1 << 16, false);   // by layer + 32768 (int16 layers; a tree insert per event cost more)
+  // Per layer and pass: attention-block and whole-layer spans per rank (in the same pass over the
+  // events; the events of one layer and pass are usually consecutive: their span vectors are remembered).
+  std::map<std::pair<int, int>, std::vector<Span>> attn, whole;
+  double flops[2] = {0, 0};
+  std::pair<int, int> last_key{-1, -1};
+  std::vector<Span>* last_whole = nullptr;
+  std::vector<Span>* last_attn = nullptr;   // attn[last_key], once an event of that key needed it
   for (std::size_t i = 0; i < n; ++i) {
     const EventFacts e = v.at(i);
     const std::size_t ri = ranks.index(e.rank);
+    const std::pair<int, int> key{e.layer, static_cast<int>(e.pass)};
+    if (last_whole == nullptr || key != last_key) {
+      auto& w = whole[key];
+      if (w.empty()) w.resize(nr);
+      last_whole = &w;
+      last_attn = nullptr;
+      last_key = key;
+    }
+    (*last_whole)[ri].add(e);
+    if (is_attention_block(e)) {
+      if (last_attn == nullptr) {
+        last_attn = &attn[key];
+        if (last_attn->empty()) last_attn->resize(nr);
+      }
+      (*last_attn)[ri].add(e);
+    }
+    if (e.kind == TaskKind::AttentionForward) flops[0] += e.flops;
+    if (e.kind == TaskKind::AttentionBackward) flops[1] += e.flops;
     t0 = std::min(t0, e.start_s);
     t1 = std::max(t1, e.end_s);
     rank_end[ri] = std::max(rank_end[ri], e.end_s);
@@ -131,31 +156,6 @@ Report compute_report(const EventView& v, const Trace& header, const ReportOptio
   for (std::size_t ri = 1; ri < nr; ++ri)
     if (rank_end[ri] > rank_end[slowest]) slowest = ri;
   r.slowest_rank = ranks.rank(slowest);
-
-  // Per layer and pass: attention-block and whole-layer spans per rank.
-  std::map<std::pair<int, int>, std::vector<Span>> attn, whole;
-  double flops[2] = {0, 0};
-  std::pair<int, int> last_key{-1, -1};
-  std::vector<Span>* last_whole = nullptr;
-  for (std::size_t i = 0; i < n; ++i) {
-    const EventFacts e = v.at(i);
-    const std::pair<int, int> key{e.layer, static_cast<int>(e.pass)};
-    if (last_whole == nullptr || key != last_key) {
-      auto& w = whole[key];
-      if (w.empty()) w.resize(nr);
-      last_whole = &w;
-      last_key = key;
-    }
-    const std::size_t ri = ranks.index(e.rank);
-    (*last_whole)[ri].add(e);
-    if (is_attention_block(e)) {
-      auto& a = attn[key];
-      if (a.empty()) a.resize(nr);
-      a[ri].add(e);
-    }
-    if (e.kind == TaskKind::AttentionForward) flops[0] += e.flops;
-    if (e.kind == TaskKind::AttentionBackward) flops[1] += e.flops;
-  }
 
   // Critical path and exposed communication on it.
   const std::vector<PathStep> path = path_future.valid() ? path_future.get() : critical_path_steps(v);
@@ -237,6 +237,18 @@ Report compute_report(const EventView& v, const Trace& header, const ReportOptio
           flops[p] / (static_cast<double>(r.world_size) * sum[p]) / 1e12;
   }
   return r;
+}
+
+}  // namespace
+
+Report compute_report(const Trace& t, const ReportOptions& options) {
+  const TraceEventView view(t);
+  return compute_report(view, t, options);
+}
+
+Report compute_report(const EventView& v, const Trace& header, const ReportOptions& options) {
+  if (const auto* g = dynamic_cast<const GraphEventView*>(&v)) return report_of(*g, header, options);
+  return report_of(v, header, options);
 }
 
 }  // namespace hcpsim

@@ -54,12 +54,6 @@ GraphEventView::GraphEventView(const TaskGraph& g, const std::vector<TaskTimes>&
     std::copy_n(slices.data() + slice_begin[i], count[i], peers_.data() + peer_begin_[i]);
 }
 
-EventFacts GraphEventView::at(std::size_t i) const {
-  const Task& t = g_.task(static_cast<TaskId>(i));
-  const TaskTimes& x = times_[i];
-  return {static_cast<TaskId>(i), t.rank, t.stream, t.kind, t.pass, t.layer, t.step, x.start_s, x.end_s, t.bytes, t.flops};
-}
-
 EventFacts GraphEventView::untimed(std::size_t i) const {
   const Task& t = g_.task(static_cast<TaskId>(i));
   return {static_cast<TaskId>(i), t.rank, t.stream, t.kind, t.pass, t.layer, t.step, 0.0, 0.0, t.bytes, t.flops};
@@ -104,15 +98,6 @@ void GraphEventView::append_name(std::size_t i, std::string& out) const {
   }
   out += '.';
   out += g_.label(t);
-}
-
-// display_name is "L<layer>.<fwd|bwd>[.s<step>].<label>": the name is a function of these four
-// fields, packed here (step + 1 in 31 bits: ring steps are far below 2^31).
-std::uint64_t GraphEventView::name_key(std::size_t i) const {
-  const Task& t = g_.task(static_cast<TaskId>(i));
-  return (static_cast<std::uint64_t>(static_cast<std::uint16_t>(t.layer)) << 48) |
-         (static_cast<std::uint64_t>(t.pass == Pass::Backward) << 47) |
-         (static_cast<std::uint64_t>(static_cast<std::uint32_t>(t.step + 1) & 0x7fffffffu) << 16) | t.label;
 }
 
 }  // namespace hcpsim
