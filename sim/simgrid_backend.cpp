@@ -4,6 +4,7 @@
 #include <chrono>
 #include <cstdio>
 #include <memory>
+#include <unordered_map>
 #include <stdexcept>
 #include <vector>
 
@@ -34,9 +35,14 @@ PlanCosts costs_from(const RunContext& ctx, const TaskGraph& g) {
   if (cost.terms().nccl_p2p_channels) {
     // The analytic backend's send/recv efficiency on the flow's route, relative to its one SimGrid
     // path (the rail speed-up is applied on top).
-    c.p2p_efficiency = [routes](const CommOp& op, std::int32_t src, std::int32_t dst, double bytes) {
+    // The op's communicator is the same for each of its flows: computed once per op (p2p_comm walks
+    // the op's members).
+    auto comms = std::make_shared<std::unordered_map<const CommOp*, NcclP2pComm>>();
+    c.p2p_efficiency = [routes, comms](const CommOp& op, std::int32_t src, std::int32_t dst, double bytes) {
       const Route r = routes->route(src, dst);
-      return routes->cost().p2p_efficiency(bytes, r.link_class, r.bottleneck_Bps, routes->p2p_comm(op));
+      auto it = comms->find(&op);
+      if (it == comms->end()) it = comms->emplace(&op, routes->p2p_comm(op)).first;
+      return routes->cost().p2p_efficiency(bytes, r.link_class, r.bottleneck_Bps, it->second);
     };
   }
   if (cost.terms().nccl_ring_latency) {

@@ -19,6 +19,12 @@ struct CostModel::Impl {
   Scenario scenario;
   Calibration calibration;
   std::vector<double> slowdown;   // per rank
+  // Fixed per model, read on every send/recv by p2p_efficiency and p2p_comm (set in the constructor).
+  NcclArch arch = NcclArch::Hopper;
+  double nvlink_family = 1.0;            // nvlink_family_ratio(gpu name)
+  int nvlinks = 1;                       // nvlinks_per_gpu(arch, intra-node bandwidth)
+  bool send_recv_measured_intra = false; // the calibration file has send_recv points on NVLink
+  bool send_recv_measured_inter = false; // ... on the network
 };
 
 namespace {
@@ -62,6 +68,13 @@ CostModel::CostModel(const Scenario& s) : impl_(std::make_unique<Impl>()) {
     if (cal.nccl_launch_s) me.nccl_launch_s = *cal.nccl_launch_s;
     if (cal.ring_step_sync_s) me.ring_step_sync_s = *cal.ring_step_sync_s;
   }
+  impl_->arch = nccl_arch(s.cluster.gpu.name);
+  impl_->nvlink_family = nvlink_family_ratio(s.cluster.gpu.name);
+  impl_->nvlinks = nvlinks_per_gpu(impl_->arch, s.cluster.intra_node_bandwidth_Bps);
+  for (const auto& p : impl_->calibration.intra_node)
+    if (p.op == "send_recv") impl_->send_recv_measured_intra = true;
+  for (const auto& p : impl_->calibration.inter_node)
+    if (p.op == "send_recv") impl_->send_recv_measured_inter = true;
   const int world = std::max(1, s.world_size());
   impl_->slowdown.assign(static_cast<std::size_t>(world), 1.0);
   for (std::size_t i = 0; i < s.cluster.faults.size(); ++i) {
@@ -202,35 +215,48 @@ double CostModel::link_efficiency(TaskKind op, double message_bytes, LinkClass c
 double CostModel::p2p_efficiency(double message_bytes, LinkClass c, double route_Bps, const NcclP2pComm& comm) const {
   const double base = link_efficiency(TaskKind::SendRecv, message_bytes, c);
   const auto& e = impl_->scenario.cluster.efficiency;
-  const auto& table = c == LinkClass::IntraNode ? impl_->calibration.intra_node : impl_->calibration.inter_node;
   if (!e.terms.nccl_p2p_channels || !(route_Bps > 0)) return base;
-  for (const auto& p : table)
-    if (p.op == "send_recv") return base;   // measured: the calibration already holds the cap
   const bool intra = c == LinkClass::IntraNode;
+  // Measured: the calibration already holds the cap.
+  if (intra ? impl_->send_recv_measured_intra : impl_->send_recv_measured_inter) return base;
   const double m = std::max(1.0, message_bytes);
   const double plateau = intra ? e.intra_node_link : e.inter_node_link;
   double level = plateau;
   double half = intra ? cost_defaults::kIntraNodeHalfBandwidth_bytes : cost_defaults::kInterNodeHalfBandwidth_bytes;
   if (e.terms.bandwidth_curves) {
     // Send/recv's NVLink ratio is 1; its network ratio (0.59) is the per-peer cap priced here instead.
-    level = std::min(1.0, plateau * (intra ? nvlink_family_ratio(impl_->scenario.cluster.gpu.name) : 1.0));
+    level = std::min(1.0, plateau * (intra ? impl_->nvlink_family : 1.0));
     half = nccl_bandwidth_curve(TaskKind::SendRecv, c, impl_->scenario.cluster.intra_node_nvls).half_bytes;
   }
-  const double cap = nccl_p2p_cap_Bps(nccl_arch(impl_->scenario.cluster.gpu.name), c, comm, m) / route_Bps;
+  const double cap = nccl_p2p_cap_Bps(impl_->arch, c, comm, m) / route_Bps;
   return std::min(level, cap) * m / (m + half);
 }
 
 NcclP2pComm CostModel::p2p_comm(const CommOp& op) const {
-  const auto& cl = impl_->scenario.cluster;
-  const int gpn = std::max(1, cl.gpus_per_node);
-  std::vector<int> nodes;
-  nodes.reserve(op.ranks.size());
-  for (const std::int32_t r : op.ranks) nodes.push_back(r / gpn);
-  std::sort(nodes.begin(), nodes.end());
+  const int gpn = std::max(1, impl_->scenario.cluster.gpus_per_node);
   NcclP2pComm c;
   c.ranks = static_cast<int>(op.ranks.size());
-  c.nodes = static_cast<int>(std::unique(nodes.begin(), nodes.end()) - nodes.begin());
-  c.nvlinks_per_gpu = nvlinks_per_gpu(nccl_arch(cl.gpu.name), cl.intra_node_bandwidth_Bps);
+  c.nvlinks_per_gpu = impl_->nvlinks;
+  // Distinct nodes among the members. The schedules list them in rank order, so the count is a walk
+  // from node boundary to node boundary (a binary search each); any other order is sorted first.
+  auto count_nodes = [gpn](const std::int32_t* first, const std::int32_t* last) {
+    int nodes = 0;
+    while (first != last) {
+      ++nodes;
+      const std::int32_t next_node_start = (*first / gpn + 1) * gpn;
+      first = std::lower_bound(first, last, next_node_start);
+    }
+    return nodes;
+  };
+  const std::int32_t* b = op.ranks.data();
+  const std::int32_t* e = b + op.ranks.size();
+  if (std::is_sorted(b, e)) {
+    c.nodes = count_nodes(b, e);
+  } else {
+    std::vector<std::int32_t> sorted(b, e);
+    std::sort(sorted.begin(), sorted.end());
+    c.nodes = count_nodes(sorted.data(), sorted.data() + sorted.size());
+  }
   return c;
 }
 
@@ -277,6 +303,10 @@ double CostModel::comm_compute_load(const TaskGraph& g, const Task& t) const {
 }
 
 double CostModel::comm_compute_load(const TaskGraph& g, const Task& t, LinkClass c) const {
+  return comm_compute_load(g, t, c, nullptr);
+}
+
+double CostModel::comm_compute_load(const TaskGraph& g, const Task& t, LinkClass c, const NcclP2pComm* p2p) const {
   const auto& sc = impl_->scenario;
   if (!sc.cluster.efficiency.terms.comm_compute_interference || !is_communication(t.kind)) return 0.0;
   if (t.comm == kNone || t.comm >= g.comms().size()) return 0.0;
@@ -293,7 +323,7 @@ double CostModel::comm_compute_load(const TaskGraph& g, const Task& t, LinkClass
   double rate_Bps = nominal_Bps * link_efficiency(op.kind, message, c);
   // `nccl_p2p_channels` (section 9.10): a send/recv moves its bytes through HBM at its capped rate.
   if (op.kind == TaskKind::SendRecv && sc.cluster.efficiency.terms.nccl_p2p_channels)
-    rate_Bps = nominal_Bps * p2p_efficiency(message, c, nominal_Bps, p2p_comm(op));
+    rate_Bps = nominal_Bps * p2p_efficiency(message, c, nominal_Bps, p2p != nullptr ? *p2p : p2p_comm(op));
   // NCCL reads what the GPU sends and writes what it receives: twice the link rate through HBM.
   const double hbm_share = 2.0 * rate_Bps / sc.cluster.gpu.hbm_Bps;
   return static_cast<double>(channels) / static_cast<double>(sc.cluster.gpu.sm_count) +

@@ -52,6 +52,9 @@ class CostModel {
   double comm_compute_load(const TaskGraph& g, const Task& t) const;
   // The same with the task's link class given (what link_class_of returns for it).
   double comm_compute_load(const TaskGraph& g, const Task& t, LinkClass c) const;
+  // The same with the send/recv op's NCCL communicator already known (p2p_comm of the task's op), as
+  // TaskCostMemo passes it: p2p_comm walks the op's members, once per op instead of once per task.
+  double comm_compute_load(const TaskGraph& g, const Task& t, LinkClass c, const NcclP2pComm* p2p) const;
   // Seconds a communication task lasts beyond its transfers: NCCL launch for every call, plus the
   // ring loop's host synchronisation for a send/recv ring step (`host_overheads`; 0 when off).
   double comm_overhead_s(const Task& t) const;

@@ -15,6 +15,8 @@ TaskCostMemo::TaskCostMemo(const CostModel& cost, const TaskGraph& g)
     op_load_.assign(g.comms().size(), std::numeric_limits<double>::quiet_NaN());
     inter_ranks_.resize(g.comms().size());
     inter_ranks_built_.assign(g.comms().size(), 0);
+    p2p_comm_.resize(g.comms().size());
+    p2p_comm_built_.assign(g.comms().size(), 0);
   }
 }
 
@@ -32,7 +34,13 @@ double TaskCostMemo::compute_seconds(const Task& t) {
 double TaskCostMemo::comm_compute_load(const Task& t) {
   if (!comm_load_on_ || !is_communication(t.kind) || t.comm == kNone || t.comm >= g_.comms().size()) return 0.0;
   const CommOp& op = g_.comms()[t.comm];
-  if (op.kind == TaskKind::SendRecv) return cost_.comm_compute_load(g_, t, send_recv_link_class(t));
+  if (op.kind == TaskKind::SendRecv) {
+    if (!p2p_comm_built_[t.comm]) {
+      p2p_comm_[t.comm] = cost_.p2p_comm(op);
+      p2p_comm_built_[t.comm] = 1;
+    }
+    return cost_.comm_compute_load(g_, t, send_recv_link_class(t), &p2p_comm_[t.comm]);
+  }
   // A collective's message and link class are the same for every member (inter-node as soon as its
   // members span two nodes), hence its load.
   double& load = op_load_[t.comm];

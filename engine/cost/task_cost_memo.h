@@ -9,6 +9,7 @@
 #include <vector>
 
 #include "engine/cost/cost_model.h"
+#include "engine/cost/nccl_p2p.h"
 
 namespace hcpsim {
 
@@ -33,6 +34,9 @@ class TaskCostMemo {
   // SendRecv ops: the members' ranks with an inter-node transfer, sorted; built on first use.
   std::vector<std::vector<std::int32_t>> inter_ranks_;
   std::vector<std::uint8_t> inter_ranks_built_;
+  // SendRecv ops: their NCCL communicator (CostModel::p2p_comm), built on first use.
+  std::vector<NcclP2pComm> p2p_comm_;
+  std::vector<std::uint8_t> p2p_comm_built_;
 };
 
 }  // namespace hcpsim
