@@ -10,19 +10,14 @@
 #include "engine/layout/rank_layout.h"
 #include "engine/scenario/loader.h"
 #include "run_command.h"
+#include "tests/support/example_scenarios.h"
 
 namespace hcpsim {
 namespace {
 
 namespace fs = std::filesystem;
 
-std::vector<std::string> scenario_files() {
-  std::vector<std::string> out;
-  for (const auto& e : fs::directory_iterator(fs::path(HCPSIM_SOURCE_DIR) / "scenarios"))
-    if (e.is_regular_file() && e.path().extension() == ".yaml") out.push_back(e.path().string());
-  std::sort(out.begin(), out.end());
-  return out;
-}
+std::vector<std::string> scenario_files() { return test::example_scenario_files(); }
 
 std::string scratch(const std::string& tag) {
   return (fs::temp_directory_path() / ("hcpsim_cli_" + tag + "_" + std::to_string(::getpid()))).string();

@@ -11,19 +11,14 @@
 #include "engine/scenario/loader.h"
 #include "engine/schedule/build.h"
 #include "engine/step/step_model.h"
+#include "tests/support/example_scenarios.h"
 
 namespace hcpsim {
 namespace {
 
 namespace fs = std::filesystem;
 
-std::vector<std::string> scenario_files() {
-  std::vector<std::string> out;
-  for (const auto& e : fs::directory_iterator(fs::path(HCPSIM_SOURCE_DIR) / "scenarios"))
-    if (e.is_regular_file() && e.path().extension() == ".yaml") out.push_back(e.path().string());
-  std::sort(out.begin(), out.end());
-  return out;
-}
+std::vector<std::string> scenario_files() { return test::example_scenario_files(); }
 
 TEST(TaskCostMemo, EqualsTheCostModelOnEveryExampleTask) {
   const auto files = scenario_files();
