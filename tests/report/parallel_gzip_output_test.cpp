@@ -15,6 +15,7 @@
 
 #include "engine/trace/parallel_gzip_output.h"
 #include "engine/trace/trace_output.h"
+#include "tests/support/file_bytes.h"
 
 namespace hcpsim {
 namespace {
@@ -24,12 +25,7 @@ std::string temp_gz(const std::string& tag) {
       .string();
 }
 
-std::string slurp(const std::string& path) {
-  std::ifstream f(path, std::ios::binary);
-  std::ostringstream s;
-  s << f.rdbuf();
-  return s.str();
-}
+std::string slurp(const std::string& path) { return test::file_bytes(path); }
 
 // Inflates one gzip member; fails the test unless the member ends exactly at the end of the file.
 std::string inflate_one_member(const std::string& gz) {

@@ -20,6 +20,7 @@
 #include "engine/trace/chrome_trace_writer.h"
 #include "engine/trace/graph_event_view.h"
 #include "engine/trace/trace_output.h"
+#include "tests/support/file_bytes.h"
 
 namespace hcpsim {
 namespace {
@@ -46,12 +47,7 @@ std::string temp_path(const std::string& suffix) {
   return (fs::temp_directory_path() / ("hcpsim_streamed_" + std::to_string(::getpid()) + suffix)).string();
 }
 
-std::string slurp(const std::string& path) {
-  std::ifstream in(path, std::ios::binary);
-  std::stringstream ss;
-  ss << in.rdbuf();
-  return ss.str();
-}
+std::string slurp(const std::string& path) { return test::file_bytes(path); }
 
 // The report computed from the run's full trace, with the fields simulate_scenario fills after the
 // report (not computed from events) copied from the run's own report.

@@ -24,6 +24,7 @@
 #include "engine/trace/task_progress.h"
 #include "engine/trace/task_times.h"
 #include "engine/trace/trace_output.h"
+#include "tests/support/file_bytes.h"
 
 namespace hcpsim {
 namespace {
@@ -40,12 +41,7 @@ std::string temp_path(const std::string& suffix) {
   return (fs::temp_directory_path() / ("hcpsim_during_run_" + std::to_string(::getpid()) + suffix)).string();
 }
 
-std::string slurp(const std::string& path) {
-  std::ifstream in(path, std::ios::binary);
-  std::stringstream ss;
-  ss << in.rdbuf();
-  return ss.str();
-}
+std::string slurp(const std::string& path) { return test::file_bytes(path); }
 
 TaskGraph chain_of(int tasks) {
   TaskGraph g;
