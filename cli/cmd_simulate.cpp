@@ -98,6 +98,10 @@ int run(const SimulateArgs& args) {
     opt.progress = [](std::size_t done, std::size_t total, double t) {
       if (total >= 200000 && !quiet()) std::cerr << "simulate: " << done << "/" << total << " tasks, simulated time " << t << " s\n";
     };
+    if (verbose())
+      opt.stage_done = [](const char* stage, double wall_s) {
+        std::cerr << "  time: " << stage << ' ' << wall_s << " s\n";
+      };
     SimulationResult r;
     try {
       r = app::predict(s, args.backend, opt);

@@ -29,12 +29,20 @@ step::LayerTimes layer_times_of(const Report& r) {
 
 SimulationResult simulate_scenario(const Scenario& full, Backend& backend, const SimulateOptions& options) {
   const auto t0 = std::chrono::steady_clock::now();
+  auto stage_t0 = t0;
+  auto stage = [&](const char* name) {
+    if (!options.stage_done) return;
+    const auto now = std::chrono::steady_clock::now();
+    options.stage_done(name, std::chrono::duration<double>(now - stage_t0).count());
+    stage_t0 = now;
+  };
   // Opened first: a file that cannot be written is refused before the run, not after it.
   const std::unique_ptr<TraceOutput> trace_out = options.trace_path.empty() ? nullptr : open_trace_output(options.trace_path);
   const FoldPlan fold = plan_fold(full, options.replicas_once, options.unfold_reason);
   const Scenario& s = fold.simulated;
   const RankLayout layout = RankLayout::from_scenario(s);
   const TaskGraph g = build_task_graph(s, layout, graph_options_from(s));
+  stage("build graph");
   const CostModel cost(s);
   RunContext ctx{s, layout, cost, options.progress};
   SimulationResult r;
@@ -55,6 +63,7 @@ SimulationResult simulate_scenario(const Scenario& full, Backend& backend, const
   }
   backend.run(g, ctx, sink);
   sink.require_complete(backend.name());
+  stage("run");
   if (trace_writer) trace_writer->run_finished(g.size());
   const double wall = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
   // Events in task order make reports and trace files independent of completion order.
@@ -62,7 +71,9 @@ SimulationResult simulate_scenario(const Scenario& full, Backend& backend, const
   ReportOptions ro;
   ro.num_layers = full.model.num_layers;
   ro.wall_s = wall;
+  stage("event view");
   r.report = compute_report(events, r.trace, ro);
+  stage("report");
   r.report.configuration = r.trace.configuration;
   r.report.overrides = r.trace.overrides;
   r.report.tasks = g.size();
@@ -73,9 +84,11 @@ SimulationResult simulate_scenario(const Scenario& full, Backend& backend, const
       (full.vpp() == 1 || m % full.pp() == 0 || full.train.mode == TrainMode::Prefill))
     r.report.step = step::compose_step(full, layer_times_of(r.report),
                                        {.link_sharing = backend.capabilities().models_contention});
+  stage("memory and step");
   if (trace_writer) {
     r.trace_file_events = trace_writer->finish();
     trace_out->close();
+    stage("finish trace file");
   }
   if (options.keep_events) {
     r.trace.events.reserve(g.size());

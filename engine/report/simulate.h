@@ -1,6 +1,7 @@
 #pragma once
 // One prediction end to end: layout, task graph, cost model, backend run, report. Used by
 // `hcpsim simulate`, the golden-report test and sweeps.
+#include <functional>
 #include <string>
 
 #include "engine/backend/backend.h"
@@ -27,6 +28,9 @@ struct SimulateOptions {
   std::string trace_path;
   TraceFilter trace_filter;
   ProgressFn progress;       // may be empty
+  // Called after each stage of the run with its name and its wall time in seconds ("build graph",
+  // "run", "report", ...), what `hcpsim -v simulate` prints; may be empty.
+  std::function<void(const char* stage, double wall_s)> stage_done;
   bool compose_step = true;  // fill Report::step from the layer times (engine/step/step_model.h)
   // Fold identical replicas (engine/fold/fold_plan.h) when simulation.fold is auto: simulate one
   // unit (a TP x CP group and the groups it shares nodes with, pp 1) and report it for the whole job.

@@ -135,5 +135,17 @@ TEST(CliValidate, WarningsKeepExitZero) {
   EXPECT_NE(r.err.find("warning: model.seq_length: <override 1> each CP rank holds only 512 tokens"), std::string::npos) << r.err;
 }
 
+TEST(CliSimulate, VerboseTimesEachStage) {
+  const std::string f = std::string(HCPSIM_SOURCE_DIR) + "/scenarios/llama3-8b-64k-dgx-h100-p2p.yaml";
+  const auto verbose = test::run_hcpsim("-v simulate '" + f + "' --backend analytic", scratch("v"));
+  EXPECT_EQ(verbose.exit_code, 0) << verbose.err;
+  for (const char* stage : {"build graph", "run", "event view", "report", "memory and step"})
+    EXPECT_NE(verbose.err.find(std::string("  time: ") + stage + ' '), std::string::npos) << stage << '\n' << verbose.err;
+  EXPECT_NE(verbose.err.find(" s\n"), std::string::npos) << verbose.err;
+  const auto plain = test::run_hcpsim("simulate '" + f + "' --backend analytic", scratch("nv"));
+  EXPECT_EQ(plain.exit_code, 0) << plain.err;
+  EXPECT_EQ(plain.err.find("time:"), std::string::npos) << plain.err;
+}
+
 }  // namespace
 }  // namespace hcpsim
