@@ -1,14 +1,12 @@
 #pragma once
 // Which allocator this process runs with, and a way to hand freed memory back to the system.
 //
-// The hcpsim programs link jemalloc (cmake/HcpsimAllocator.cmake) configured for transparent huge
-// pages (engine/core/jemalloc_config.cpp). Two measured reasons, both on million-task graphs:
-//  - page faults: on the virtual machines we measure on, a first touch of a 4 KiB page costs about
-//    10 us; a 1,024-rank graph touches ~150 MB, so faults took a third of a build+run. 2 MiB pages
-//    remove most of them.
-//  - SimGrid 3.32 removes every finished host-to-host Comm from one std::list by a full walk; with
-//    thousands of flows alive, that walk is a pointer chase whose cost is cache misses. jemalloc's
-//    size classes keep the list nodes dense, which made the simgrid backend ~2.5x faster.
+// The hcpsim programs link jemalloc (cmake/HcpsimAllocator.cmake) with the settings of
+// engine/core/jemalloc_config.cpp: 4 KiB pages whose freed memory the process keeps and reuses (on
+// the VMs we measure on, fresh pages, 2 MiB ones most of all, are slow to fault in and zero), one
+// arena for every thread. jemalloc's size classes also keep SimGrid 3.32's std::list nodes dense: it
+// removes every finished host-to-host Comm from one list by a full walk, a pointer chase whose cost
+// is cache misses, and jemalloc made the simgrid backend ~2.5x faster than glibc's malloc.
 // Builds without it (sanitizers) use glibc's malloc and the same code.
 namespace hcpsim {
 
