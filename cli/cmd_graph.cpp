@@ -9,6 +9,7 @@
 #include "engine/app/help_footer.h"
 #include "engine/graph/graph_export.h"
 #include "engine/layout/rank_layout.h"
+#include "engine/scenario/feasibility.h"
 #include "engine/schedule/build.h"
 
 namespace hcpsim::cli {
@@ -49,6 +50,12 @@ void add_graph_command(CLI::App& app, CliContext& ctx) {
                 << " (the graph holds simulation.layers = " << s.simulation.layers
                 << "; raise it with simulation.layers=N)\n";
       return 2;
+    }
+    try {
+      require_buildable_graph(s, "hcpsim graph builds every rank; show a smaller job (fewer GPUs or layers)");
+    } catch (const std::invalid_argument& e) {
+      std::cerr << args->scenario.file << ": error: " << e.what() << '\n';
+      return 1;
     }
     const RankLayout layout = RankLayout::from_scenario(s);
     GraphOptions opt = graph_options_from(s);

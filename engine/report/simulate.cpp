@@ -11,6 +11,7 @@
 #include "engine/fold/fold_plan.h"
 #include "engine/fold/fold_report.h"
 #include "engine/report/trace_during_run.h"
+#include "engine/scenario/feasibility.h"
 #include "engine/schedule/build.h"
 #include "engine/step/step_model.h"
 #include "engine/trace/graph_event_view.h"
@@ -40,6 +41,10 @@ SimulationResult simulate_scenario(const Scenario& full, Backend& backend, const
   const std::unique_ptr<TraceOutput> trace_out = options.trace_path.empty() ? nullptr : open_trace_output(options.trace_path);
   const FoldPlan fold = plan_fold(full, options.replicas_once, options.unfold_reason);
   const Scenario& s = fold.simulated;
+  if (!fold.folded)   // validation accepted the job by its folded graph: not enough when it runs whole
+    require_buildable_graph(s, fold.enabled && !options.replicas_once && !options.unfold_reason.empty()
+                                   ? options.unfold_reason + "; keep the run folded instead"
+                                   : "simulate fewer layers (simulation.layers) or fewer GPUs");
   const RankLayout layout = RankLayout::from_scenario(s);
   const TaskGraph g = build_task_graph(s, layout, graph_options_from(s));
   stage("build graph");

@@ -2,10 +2,13 @@
 
 #include <cstdio>
 #include <map>
+#include <stdexcept>
+#include <string>
 #include <utility>
 #include <vector>
 
 #include "engine/cost/calibration.h"
+#include "engine/fold/fold_plan.h"
 #include "engine/scenario/field_ranges.h"
 
 namespace hcpsim {
@@ -69,6 +72,13 @@ double ring_steps(const Scenario& s, CpCommType t) {
   return cp;
 }
 
+std::string graph_too_large(double tasks) {
+  char buf[160];
+  std::snprintf(buf, sizeof buf, "the task graph would have about %.3g tasks, more than hcpsim's limit of %.3g", tasks,
+                kMaxGraphTasks);
+  return buf;
+}
+
 }  // namespace
 
 double estimated_graph_tasks(const Scenario& s) {
@@ -77,6 +87,13 @@ double estimated_graph_tasks(const Scenario& s) {
   for (int l = 0; l < s.simulation.layers; ++l)
     per_rank += 8.0 + 6.0 * ring_steps(s, s.comm_type_for_layer(l)) + (s.model.ffn_hidden_size > 0 ? 30.0 : 0.0);
   return static_cast<double>(s.world_size()) * passes * per_rank;
+}
+
+void require_buildable_graph(const Scenario& s, const std::string& why_whole) {
+  const double tasks = estimated_graph_tasks(s);
+  if (tasks > kMaxGraphTasks)
+    throw std::invalid_argument(graph_too_large(tasks) + " with all " + std::to_string(s.world_size()) + " GPUs: " +
+                                why_whole);
 }
 
 Diagnostics check_feasibility(const Scenario& s) {
@@ -98,14 +115,20 @@ Diagnostics check_feasibility(const Scenario& s) {
                                "scenario file"});
     }
   }
-  const double tasks = estimated_graph_tasks(s);
-  if (tasks > kMaxGraphTasks) {
-    char buf[160];
-    std::snprintf(buf, sizeof buf, "the task graph would have about %.3g tasks, more than hcpsim's limit of %.3g",
-                  tasks, kMaxGraphTasks);
-    add_scenario_diagnostic(d, s, Severity::Error, "simulation.layers", buf,
-                            {"simulate fewer layers (simulation.layers), fewer GPUs, or a smaller ring "
-                             "(p2p with a large cp has cp steps per layer)"});
+  const double whole = estimated_graph_tasks(s);
+  if (whole > kMaxGraphTasks) {
+    // A job of identical replicas builds only one fold unit's graph (planned only here, on the rare
+    // large job: it lays out every rank).
+    const FoldPlan fold = plan_fold(s);
+    const double built = fold.folded ? estimated_graph_tasks(fold.simulated) : whole;
+    if (built > kMaxGraphTasks) {
+      std::string msg = graph_too_large(built);
+      if (fold.folded) msg += " (one fold unit of " + std::to_string(fold.simulated_ranks) + " GPUs)";
+      else if (!fold.note.empty()) msg += "; " + fold.note;
+      add_scenario_diagnostic(d, s, Severity::Error, "simulation.layers", msg,
+                              {"simulate fewer layers (simulation.layers), fewer GPUs, or a smaller ring "
+                               "(p2p with a large cp has cp steps per layer)"});
+    }
   }
   return d;
 }
