@@ -2,13 +2,14 @@
 #include "engine/analytic/processor_sharing_gpu.h"
 
 #include <algorithm>
-#include <queue>
 #include <sstream>
 #include <stdexcept>
 #include <unordered_map>
 #include <vector>
 
 #include "engine/analytic/collective_time.h"
+#include "engine/analytic/event_queue.h"
+#include "engine/analytic/p2p_time_cache.h"
 #include "engine/cost/route.h"
 #include "engine/cost/task_cost_memo.h"
 
@@ -17,19 +18,10 @@ namespace {
 
 enum class EvKind : std::uint8_t { GpuCheck, TaskDone, TransferDone };
 
-// 24 bytes (the queue is the inner loop): the push order in the high bits of `order`, the kind in
-// its low two bits, so that equal times pop in push order.
-struct Event {
-  double t;
-  std::uint64_t order;   // seq << 2 | kind
-  std::uint32_t a;       // rank (GpuCheck), task (TaskDone), transfer (TransferDone)
-  std::uint32_t b;       // version (GpuCheck)
-  EvKind kind() const { return static_cast<EvKind>(order & 3u); }
-};
-
-struct Later {
-  bool operator()(const Event& x, const Event& y) const { return x.t != y.t ? x.t > y.t : x.order > y.order; }
-};
+// Events are TimedEvents (24 bytes: the queue is the inner loop): the push order in the high bits
+// of `order`, the kind in its low two bits, so that equal times pop in push order; `a` is the rank
+// (GpuCheck), task (TaskDone) or transfer (TransferDone), `b` the version (GpuCheck).
+EvKind kind_of(const TimedEvent& e) { return static_cast<EvKind>(e.order & 3u); }
 
 // A GPU's kernels under processor sharing; `version` invalidates GpuCheck events scheduled before
 // a later arrival or departure.
@@ -52,7 +44,8 @@ constexpr std::uint32_t kDone = 0xffffffffu;
 class Simulation {
  public:
   Simulation(const TaskGraph& g, const RunContext& ctx, TraceSink& sink)
-      : g_(g), ctx_(ctx), sink_(sink), routes_(ctx.scenario, ctx.cost), costs_(ctx.cost, g) {}
+      : g_(g), ctx_(ctx), sink_(sink), routes_(ctx.scenario, ctx.cost), costs_(ctx.cost, g),
+        p2p_times_(routes_, g.comms().size()) {}
 
   void run() {
     const std::size_t n = g_.size();
@@ -67,10 +60,10 @@ class Simulation {
       if (pending_[i] == 0) ready.push_back(i);
     for (const TaskId id : ready) become_ready(id, 0.0);
     while (!events_.empty()) {
-      const Event e = events_.top();
+      const TimedEvent e = events_.top();
       events_.pop();
       now_ = e.t;
-      switch (e.kind()) {
+      switch (kind_of(e)) {
         case EvKind::GpuCheck: gpu_check(e.a, e.b); break;
         case EvKind::TaskDone: complete(e.a); break;
         case EvKind::TransferDone: transfer_done(e.a); break;
@@ -89,9 +82,6 @@ class Simulation {
     const std::size_t n = g_.size();
     xfer_offset_.assign(n + 1, 0);
     op_ready_.assign(g_.comms().size(), 0);
-    p2p_comm_.assign(g_.comms().size(), NcclP2pComm{});
-    for (std::uint32_t oi = 0; oi < g_.comms().size(); ++oi)
-      if (g_.comms()[oi].kind == TaskKind::SendRecv) p2p_comm_[oi] = routes_.p2p_comm(g_.comms()[oi]);
     std::unordered_map<std::int32_t, TaskId> task_of;
     auto for_each_transfer = [&](auto&& fn) {
       for (std::uint32_t oi = 0; oi < g_.comms().size(); ++oi) {
@@ -160,7 +150,7 @@ class Simulation {
         const TaskId other = x.src_task == id ? x.dst_task : x.src_task;
         if (other == id || ready_s_[other] >= 0) {
           const Route r = routes_.route(g_.task(x.src_task).rank, g_.task(x.dst_task).rank);
-          const double dur = routes_.p2p_transfer_seconds(r, x.bytes, p2p_comm_[t.comm]);
+          const double dur = p2p_times_.seconds(t.comm, r, x.bytes, costs_.p2p_comm(t.comm));
           push(now + dur, EvKind::TransferDone, xfer_list_[k]);
         }
       }
@@ -255,7 +245,8 @@ class Simulation {
   TraceSink& sink_;
   RouteModel routes_;
   TaskCostMemo costs_;
-  std::priority_queue<Event, std::vector<Event>, Later> events_;
+  P2pTimeCache p2p_times_;
+  EventQueue events_;
   std::uint64_t seq_ = 0;
   double now_ = 0;
   std::size_t completed_ = 0;
@@ -263,7 +254,6 @@ class Simulation {
   std::vector<double> ready_s_;
   std::vector<Gpu> gpus_;
   std::vector<std::uint32_t> op_ready_;
-  std::vector<NcclP2pComm> p2p_comm_;     // per comm op: its NCCL communicator (send/recv ops only)
   std::vector<XferState> xfers_;
   std::vector<std::uint32_t> xfer_offset_;
   std::vector<std::uint32_t> xfer_list_;
