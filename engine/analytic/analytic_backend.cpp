@@ -4,7 +4,6 @@
 #include <algorithm>
 #include <sstream>
 #include <stdexcept>
-#include <unordered_map>
 #include <vector>
 
 #include "engine/analytic/collective_time.h"
@@ -82,19 +81,30 @@ class Simulation {
     const std::size_t n = g_.size();
     xfer_offset_.assign(n + 1, 0);
     op_ready_.assign(g_.comms().size(), 0);
-    std::unordered_map<std::int32_t, TaskId> task_of;
+    // Per rank: its member task in the op being indexed, valid where op_of_rank[rank] == op + 1 (a
+    // rank listed twice maps to its last task).
+    std::vector<TaskId> task_of_rank(gpus_.size());
+    std::vector<std::uint32_t> op_of_rank(gpus_.size(), 0);
+    auto member_task = [&](std::int32_t rank, std::uint32_t stamp) {
+      const auto r = static_cast<std::size_t>(rank);
+      return rank >= 0 && r < op_of_rank.size() && op_of_rank[r] == stamp ? task_of_rank[r] : kNone;
+    };
     auto for_each_transfer = [&](auto&& fn) {
       for (std::uint32_t oi = 0; oi < g_.comms().size(); ++oi) {
         const CommOp& op = g_.comms()[oi];
         if (op.kind != TaskKind::SendRecv) continue;
-        task_of.clear();
-        for (std::size_t i = 0; i < op.ranks.size(); ++i) task_of[op.ranks[i]] = op.tasks[i];
+        for (std::size_t i = 0; i < op.ranks.size(); ++i) {
+          if (op.ranks[i] < 0) continue;   // never a member then; otherwise a task's rank: <= max rank
+          const auto r = static_cast<std::size_t>(op.ranks[i]);
+          task_of_rank[r] = op.tasks[i];
+          op_of_rank[r] = oi + 1;
+        }
         for (const Transfer& x : op.transfers) {
-          const auto s = task_of.find(x.src), d = task_of.find(x.dst);
-          if (s == task_of.end() || d == task_of.end())
+          const TaskId s = member_task(x.src, oi + 1), d = member_task(x.dst, oi + 1);
+          if (s == kNone || d == kNone)
             throw std::invalid_argument("comm op " + std::to_string(oi) + ": transfer " + std::to_string(x.src) +
                                         " -> " + std::to_string(x.dst) + " names a rank that is not a member");
-          fn(s->second, d->second, x);
+          fn(s, d, x);
         }
       }
     };
