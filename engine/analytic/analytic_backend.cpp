@@ -50,9 +50,10 @@ class Simulation {
     const std::size_t n = g_.size();
     pending_ = g_.in_degrees();
     ready_s_.assign(n, -1.0);
-    int max_rank = 0;
-    for (const Task& t : g_.tasks()) max_rank = std::max(max_rank, t.rank);
-    gpus_.resize(static_cast<std::size_t>(max_rank) + 1);
+    // One per rank of the cluster; a task on a rank beyond it adds GPUs (gpu_of), so the million
+    // tasks are not read once just for their largest rank.
+    gpus_.resize(static_cast<std::size_t>(std::max(1, ctx_.scenario.world_size())));
+    adjacency_ = &g_.adjacency();
     index_comms();
     std::vector<TaskId> ready;
     for (TaskId i = 0; i < n; ++i)
@@ -81,10 +82,11 @@ class Simulation {
     const std::size_t n = g_.size();
     xfer_offset_.assign(n + 1, 0);
     op_ready_.assign(g_.comms().size(), 0);
+    std::size_t member_ranks = 0;   // 1 + the largest rank of an op member (found by the checks below)
     // Per rank: its member task in the op being indexed, valid where op_of_rank[rank] == op + 1 (a
     // rank listed twice maps to its last task).
-    std::vector<TaskId> task_of_rank(gpus_.size());
-    std::vector<std::uint32_t> op_of_rank(gpus_.size(), 0);
+    std::vector<TaskId> task_of_rank;
+    std::vector<std::uint32_t> op_of_rank;
     auto member_task = [&](std::int32_t rank, std::uint32_t stamp) {
       const auto r = static_cast<std::size_t>(rank);
       return rank >= 0 && r < op_of_rank.size() && op_of_rank[r] == stamp ? task_of_rank[r] : kNone;
@@ -94,7 +96,7 @@ class Simulation {
         const CommOp& op = g_.comms()[oi];
         if (op.kind != TaskKind::SendRecv) continue;
         for (std::size_t i = 0; i < op.ranks.size(); ++i) {
-          if (op.ranks[i] < 0) continue;   // never a member then; otherwise a task's rank: <= max rank
+          if (op.ranks[i] < 0) continue;   // never a member then; otherwise < member_ranks
           const auto r = static_cast<std::size_t>(op.ranks[i]);
           task_of_rank[r] = op.tasks[i];
           op_of_rank[r] = oi + 1;
@@ -112,11 +114,15 @@ class Simulation {
       const CommOp& op = g_.comms()[oi];
       if (op.ranks.size() != op.tasks.size())
         throw std::invalid_argument("comm op " + std::to_string(oi) + ": ranks and tasks differ in length");
-      for (std::size_t i = 0; i < op.ranks.size(); ++i)
+      for (std::size_t i = 0; i < op.ranks.size(); ++i) {
         if (op.tasks[i] >= n || g_.task(op.tasks[i]).rank != op.ranks[i])
           throw std::invalid_argument("comm op " + std::to_string(oi) + ": member " + std::to_string(i) +
                                       " is not a task of rank " + std::to_string(op.ranks[i]));
+        if (op.ranks[i] >= 0) member_ranks = std::max(member_ranks, static_cast<std::size_t>(op.ranks[i]) + 1);
+      }
     }
+    task_of_rank.assign(member_ranks, kNone);
+    op_of_rank.assign(member_ranks, 0);
     std::size_t count = 0;
     for_each_transfer([&](TaskId s, TaskId d, const Transfer&) {
       ++xfer_offset_[s + 1];
@@ -140,7 +146,7 @@ class Simulation {
     const Task& t = g_.task(id);
     if (!is_communication(t.kind)) {
       const double work = costs_.compute_seconds(t);
-      gpus_[static_cast<std::size_t>(t.rank)].ps.start(now, work, id);
+      gpu_of(t).ps.start(now, work, id);
       reschedule(static_cast<std::uint32_t>(t.rank));
       return;
     }
@@ -170,6 +176,16 @@ class Simulation {
       const double dur = collective_seconds(op, routes_);
       for (const TaskId m : op.tasks) push(now + dur + ctx_.cost.comm_overhead_s(g_.task(m)), EvKind::TaskDone, m);
     }
+  }
+
+  // The GPU of task `t`'s rank (added when the rank lies beyond the cluster).
+  Gpu& gpu_of(const Task& t) {
+    if (t.rank < 0)
+      throw std::invalid_argument("task " + g_.display_name(t) + " has rank " + std::to_string(t.rank) +
+                                  "; ranks are 0 or more");
+    const auto r = static_cast<std::size_t>(t.rank);
+    if (r >= gpus_.size()) gpus_.resize(r + 1);
+    return gpus_[r];
   }
 
   void reschedule(std::uint32_t rank) {
@@ -208,7 +224,7 @@ class Simulation {
   void add_comm_load(const Task& t, int sign) {
     const double load = costs_.comm_compute_load(t);
     if (!(load > 0)) return;
-    Gpu& gpu = gpus_[static_cast<std::size_t>(t.rank)];
+    Gpu& gpu = gpu_of(t);
     if (sign > 0) {
       ++gpu.comm_running;
       gpu.comm_load += load;
@@ -229,8 +245,8 @@ class Simulation {
     sink_.record_task(g_, t, ready_s_[id], now_);
     if (ctx_.progress && (completed_ % 65536 == 0 || completed_ == g_.size()))
       ctx_.progress(completed_, g_.size(), now_);
-    for (auto [it, end] = boost::out_edges(id, g_.adjacency()); it != end; ++it) {
-      const auto s = static_cast<TaskId>(boost::target(*it, g_.adjacency()));
+    for (auto [it, end] = boost::out_edges(id, *adjacency_); it != end; ++it) {
+      const auto s = static_cast<TaskId>(boost::target(*it, *adjacency_));
       if (--pending_[s] == 0) become_ready(s, now_);
     }
   }
@@ -263,6 +279,7 @@ class Simulation {
   std::vector<std::uint32_t> pending_;
   std::vector<double> ready_s_;
   std::vector<Gpu> gpus_;
+  const TaskGraph::Adjacency* adjacency_ = nullptr;
   std::vector<std::uint32_t> op_ready_;
   std::vector<XferState> xfers_;
   std::vector<std::uint32_t> xfer_offset_;
