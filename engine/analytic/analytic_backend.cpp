@@ -180,12 +180,16 @@ class Simulation {
 
   // The GPU of task `t`'s rank (added when the rank lies beyond the cluster).
   Gpu& gpu_of(const Task& t) {
-    if (t.rank < 0)
-      throw std::invalid_argument("task " + g_.display_name(t) + " has rank " + std::to_string(t.rank) +
-                                  "; ranks are 0 or more");
     const auto r = static_cast<std::size_t>(t.rank);
-    if (r >= gpus_.size()) gpus_.resize(r + 1);
+    if (r < gpus_.size()) return gpus_[r];   // also false for a negative rank
+    if (t.rank < 0) throw_negative_rank(t);
+    gpus_.resize(r + 1);
     return gpus_[r];
+  }
+
+  [[noreturn]] void throw_negative_rank(const Task& t) const {
+    throw std::invalid_argument("task " + g_.display_name(t) + " has rank " + std::to_string(t.rank) +
+                                "; ranks are 0 or more");
   }
 
   void reschedule(std::uint32_t rank) {

@@ -152,6 +152,24 @@ TEST(AnalyticBackend, TransferToARankOutsideItsOpIsRefused) {
   }
 }
 
+// A task on a rank beyond the cluster gets a GPU of its own; a negative rank is refused by name.
+TEST(AnalyticBackend, RanksBeyondTheClusterRunAndNegativeRanksAreRefused) {
+  const Scenario s = test::dgx_scenario(1, 2);
+  TaskGraph g;
+  const TaskId far = copy_task(g, 5, Stream::Main, 1e9);
+  const TaskId near = copy_task(g, 0, Stream::Main, 1e9);
+  const auto r = test::run_analytic(g, s);
+  EXPECT_NEAR(r.by_task[far].end_s, copy_s(1e9), 1e-15);   // alone on its GPU, not shared with rank 0
+  EXPECT_NEAR(r.by_task[near].end_s, copy_s(1e9), 1e-15);
+  copy_task(g, -1, Stream::Main, 1e9);
+  try {
+    test::run_analytic(g, s);
+    FAIL() << "expected a negative rank to be refused";
+  } catch (const std::invalid_argument& e) {
+    EXPECT_NE(std::string(e.what()).find("has rank -1"), std::string::npos) << e.what();
+  }
+}
+
 TEST(AnalyticBackend, DeterministicAndOneEventPerTask) {
   const Scenario s = test::dgx_scenario(1, 4);
   TaskGraph g;
