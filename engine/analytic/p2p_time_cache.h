@@ -57,7 +57,7 @@ class P2pTimeCache {
     std::uint32_t next = 0;   // slot the next new key replaces (oldest first)
   };
 
-  // Keys compare bit for bit: a hit means the very same inputs (0.0 and -0.0, NaNs: computed anew).
+  // Keys compare bit for bit: a hit means the very same inputs (0.0 and -0.0 are different keys).
   static bool same(double x, double y) { return std::bit_cast<std::uint64_t>(x) == std::bit_cast<std::uint64_t>(y); }
 
   const RouteModel& routes_;
