@@ -2,13 +2,13 @@
 #include "engine/analytic/processor_sharing_gpu.h"
 
 #include <algorithm>
-#include <queue>
 #include <sstream>
 #include <stdexcept>
-#include <unordered_map>
 #include <vector>
 
 #include "engine/analytic/collective_time.h"
+#include "engine/analytic/event_queue.h"
+#include "engine/analytic/p2p_time_cache.h"
 #include "engine/cost/route.h"
 #include "engine/cost/task_cost_memo.h"
 
@@ -17,19 +17,10 @@ namespace {
 
 enum class EvKind : std::uint8_t { GpuCheck, TaskDone, TransferDone };
 
-// 24 bytes (the queue is the inner loop): the push order in the high bits of `order`, the kind in
-// its low two bits, so that equal times pop in push order.
-struct Event {
-  double t;
-  std::uint64_t order;   // seq << 2 | kind
-  std::uint32_t a;       // rank (GpuCheck), task (TaskDone), transfer (TransferDone)
-  std::uint32_t b;       // version (GpuCheck)
-  EvKind kind() const { return static_cast<EvKind>(order & 3u); }
-};
-
-struct Later {
-  bool operator()(const Event& x, const Event& y) const { return x.t != y.t ? x.t > y.t : x.order > y.order; }
-};
+// Events are TimedEvents (24 bytes: the queue is the inner loop): the push order in the high bits
+// of `order`, the kind in its low two bits, so that equal times pop in push order; `a` is the rank
+// (GpuCheck), task (TaskDone) or transfer (TransferDone), `b` the version (GpuCheck).
+EvKind kind_of(const TimedEvent& e) { return static_cast<EvKind>(e.order & 3u); }
 
 // A GPU's kernels under processor sharing; `version` invalidates GpuCheck events scheduled before
 // a later arrival or departure.
@@ -52,25 +43,27 @@ constexpr std::uint32_t kDone = 0xffffffffu;
 class Simulation {
  public:
   Simulation(const TaskGraph& g, const RunContext& ctx, TraceSink& sink)
-      : g_(g), ctx_(ctx), sink_(sink), routes_(ctx.scenario, ctx.cost), costs_(ctx.cost, g) {}
+      : g_(g), ctx_(ctx), sink_(sink), routes_(ctx.scenario, ctx.cost), costs_(ctx.cost, g),
+        p2p_times_(routes_, g.comms().size()) {}
 
   void run() {
     const std::size_t n = g_.size();
     pending_ = g_.in_degrees();
     ready_s_.assign(n, -1.0);
-    int max_rank = 0;
-    for (const Task& t : g_.tasks()) max_rank = std::max(max_rank, t.rank);
-    gpus_.resize(static_cast<std::size_t>(max_rank) + 1);
+    // One per rank of the cluster; a task on a rank beyond it adds GPUs (gpu_of), so the million
+    // tasks are not read once just for their largest rank.
+    gpus_.resize(static_cast<std::size_t>(std::max(1, ctx_.scenario.world_size())));
+    adjacency_ = &g_.adjacency();
     index_comms();
     std::vector<TaskId> ready;
     for (TaskId i = 0; i < n; ++i)
       if (pending_[i] == 0) ready.push_back(i);
     for (const TaskId id : ready) become_ready(id, 0.0);
     while (!events_.empty()) {
-      const Event e = events_.top();
+      const TimedEvent e = events_.top();
       events_.pop();
       now_ = e.t;
-      switch (e.kind()) {
+      switch (kind_of(e)) {
         case EvKind::GpuCheck: gpu_check(e.a, e.b); break;
         case EvKind::TaskDone: complete(e.a); break;
         case EvKind::TransferDone: transfer_done(e.a); break;
@@ -89,22 +82,31 @@ class Simulation {
     const std::size_t n = g_.size();
     xfer_offset_.assign(n + 1, 0);
     op_ready_.assign(g_.comms().size(), 0);
-    p2p_comm_.assign(g_.comms().size(), NcclP2pComm{});
-    for (std::uint32_t oi = 0; oi < g_.comms().size(); ++oi)
-      if (g_.comms()[oi].kind == TaskKind::SendRecv) p2p_comm_[oi] = routes_.p2p_comm(g_.comms()[oi]);
-    std::unordered_map<std::int32_t, TaskId> task_of;
+    std::size_t member_ranks = 0;   // 1 + the largest rank of an op member (found by the checks below)
+    // Per rank: its member task in the op being indexed, valid where op_of_rank[rank] == op + 1 (a
+    // rank listed twice maps to its last task).
+    std::vector<TaskId> task_of_rank;
+    std::vector<std::uint32_t> op_of_rank;
+    auto member_task = [&](std::int32_t rank, std::uint32_t stamp) {
+      const auto r = static_cast<std::size_t>(rank);
+      return rank >= 0 && r < op_of_rank.size() && op_of_rank[r] == stamp ? task_of_rank[r] : kNone;
+    };
     auto for_each_transfer = [&](auto&& fn) {
       for (std::uint32_t oi = 0; oi < g_.comms().size(); ++oi) {
         const CommOp& op = g_.comms()[oi];
         if (op.kind != TaskKind::SendRecv) continue;
-        task_of.clear();
-        for (std::size_t i = 0; i < op.ranks.size(); ++i) task_of[op.ranks[i]] = op.tasks[i];
+        for (std::size_t i = 0; i < op.ranks.size(); ++i) {
+          if (op.ranks[i] < 0) continue;   // never a member then; otherwise < member_ranks
+          const auto r = static_cast<std::size_t>(op.ranks[i]);
+          task_of_rank[r] = op.tasks[i];
+          op_of_rank[r] = oi + 1;
+        }
         for (const Transfer& x : op.transfers) {
-          const auto s = task_of.find(x.src), d = task_of.find(x.dst);
-          if (s == task_of.end() || d == task_of.end())
+          const TaskId s = member_task(x.src, oi + 1), d = member_task(x.dst, oi + 1);
+          if (s == kNone || d == kNone)
             throw std::invalid_argument("comm op " + std::to_string(oi) + ": transfer " + std::to_string(x.src) +
                                         " -> " + std::to_string(x.dst) + " names a rank that is not a member");
-          fn(s->second, d->second, x);
+          fn(s, d, x);
         }
       }
     };
@@ -112,11 +114,15 @@ class Simulation {
       const CommOp& op = g_.comms()[oi];
       if (op.ranks.size() != op.tasks.size())
         throw std::invalid_argument("comm op " + std::to_string(oi) + ": ranks and tasks differ in length");
-      for (std::size_t i = 0; i < op.ranks.size(); ++i)
+      for (std::size_t i = 0; i < op.ranks.size(); ++i) {
         if (op.tasks[i] >= n || g_.task(op.tasks[i]).rank != op.ranks[i])
           throw std::invalid_argument("comm op " + std::to_string(oi) + ": member " + std::to_string(i) +
                                       " is not a task of rank " + std::to_string(op.ranks[i]));
+        if (op.ranks[i] >= 0) member_ranks = std::max(member_ranks, static_cast<std::size_t>(op.ranks[i]) + 1);
+      }
     }
+    task_of_rank.assign(member_ranks, kNone);
+    op_of_rank.assign(member_ranks, 0);
     std::size_t count = 0;
     for_each_transfer([&](TaskId s, TaskId d, const Transfer&) {
       ++xfer_offset_[s + 1];
@@ -140,7 +146,7 @@ class Simulation {
     const Task& t = g_.task(id);
     if (!is_communication(t.kind)) {
       const double work = costs_.compute_seconds(t);
-      gpus_[static_cast<std::size_t>(t.rank)].ps.start(now, work, id);
+      gpu_of(t).ps.start(now, work, id);
       reschedule(static_cast<std::uint32_t>(t.rank));
       return;
     }
@@ -160,7 +166,7 @@ class Simulation {
         const TaskId other = x.src_task == id ? x.dst_task : x.src_task;
         if (other == id || ready_s_[other] >= 0) {
           const Route r = routes_.route(g_.task(x.src_task).rank, g_.task(x.dst_task).rank);
-          const double dur = routes_.p2p_transfer_seconds(r, x.bytes, p2p_comm_[t.comm]);
+          const double dur = p2p_times_.seconds(t.comm, r, x.bytes, costs_.p2p_comm(t.comm));
           push(now + dur, EvKind::TransferDone, xfer_list_[k]);
         }
       }
@@ -170,6 +176,20 @@ class Simulation {
       const double dur = collective_seconds(op, routes_);
       for (const TaskId m : op.tasks) push(now + dur + ctx_.cost.comm_overhead_s(g_.task(m)), EvKind::TaskDone, m);
     }
+  }
+
+  // The GPU of task `t`'s rank (added when the rank lies beyond the cluster).
+  Gpu& gpu_of(const Task& t) {
+    const auto r = static_cast<std::size_t>(t.rank);
+    if (r < gpus_.size()) return gpus_[r];   // also false for a negative rank
+    if (t.rank < 0) throw_negative_rank(t);
+    gpus_.resize(r + 1);
+    return gpus_[r];
+  }
+
+  [[noreturn]] void throw_negative_rank(const Task& t) const {
+    throw std::invalid_argument("task " + g_.display_name(t) + " has rank " + std::to_string(t.rank) +
+                                "; ranks are 0 or more");
   }
 
   void reschedule(std::uint32_t rank) {
@@ -208,7 +228,7 @@ class Simulation {
   void add_comm_load(const Task& t, int sign) {
     const double load = costs_.comm_compute_load(t);
     if (!(load > 0)) return;
-    Gpu& gpu = gpus_[static_cast<std::size_t>(t.rank)];
+    Gpu& gpu = gpu_of(t);
     if (sign > 0) {
       ++gpu.comm_running;
       gpu.comm_load += load;
@@ -229,8 +249,8 @@ class Simulation {
     sink_.record_task(g_, t, ready_s_[id], now_);
     if (ctx_.progress && (completed_ % 65536 == 0 || completed_ == g_.size()))
       ctx_.progress(completed_, g_.size(), now_);
-    for (auto [it, end] = boost::out_edges(id, g_.adjacency()); it != end; ++it) {
-      const auto s = static_cast<TaskId>(boost::target(*it, g_.adjacency()));
+    for (auto [it, end] = boost::out_edges(id, *adjacency_); it != end; ++it) {
+      const auto s = static_cast<TaskId>(boost::target(*it, *adjacency_));
       if (--pending_[s] == 0) become_ready(s, now_);
     }
   }
@@ -255,15 +275,16 @@ class Simulation {
   TraceSink& sink_;
   RouteModel routes_;
   TaskCostMemo costs_;
-  std::priority_queue<Event, std::vector<Event>, Later> events_;
+  P2pTimeCache p2p_times_;
+  EventQueue events_;
   std::uint64_t seq_ = 0;
   double now_ = 0;
   std::size_t completed_ = 0;
   std::vector<std::uint32_t> pending_;
   std::vector<double> ready_s_;
   std::vector<Gpu> gpus_;
+  const TaskGraph::Adjacency* adjacency_ = nullptr;
   std::vector<std::uint32_t> op_ready_;
-  std::vector<NcclP2pComm> p2p_comm_;     // per comm op: its NCCL communicator (send/recv ops only)
   std::vector<XferState> xfers_;
   std::vector<std::uint32_t> xfer_offset_;
   std::vector<std::uint32_t> xfer_list_;

@@ -45,6 +45,17 @@ RouteModel::RouteModel(const Scenario& s, const CostModel& cost) : s_(s), cost_(
           break;
         }
       }
+  // The one-rail route's NIC of every rank, looked up once (route() runs once per transfer).
+  gpn_ = std::max(1, s.cluster.gpus_per_node);
+  const std::size_t ranks = static_cast<std::size_t>(nodes) * static_cast<std::size_t>(gpn_);
+  if (ranks <= kRankTableMax) {
+    rank_nic_.resize(ranks);
+    for (std::size_t r = 0; r < ranks; ++r) {
+      RankNic& rn = rank_nic_[r];
+      rn.nic = nic_of(static_cast<int>(r));
+      if (rn.nic >= 0) rn.nic_Bps = nic_Bps(static_cast<int>(r) / gpn_, rn.nic);
+    }
+  }
 }
 
 int RouteModel::nic_of(int rank) const {
@@ -106,6 +117,18 @@ Route RouteModel::route(int src, int dst) const {
   r.latency_s = cost_.latency_s(LinkClass::InterNode);
   if (!cost_.terms().nccl_rails || nics_ < 2 * gpn) {
     // One NIC per GPU at most: one rail, the GPU's own NIC (no allocation on this hot path).
+    const auto s_rank = static_cast<std::size_t>(src), d_rank = static_cast<std::size_t>(dst);
+    if (src >= 0 && dst >= 0 && s_rank < rank_nic_.size() && d_rank < rank_nic_.size()) {
+      const RankNic& a = rank_nic_[s_rank];
+      const RankNic& b = rank_nic_[d_rank];
+      r.src_nic = a.nic;
+      r.dst_nic = b.nic;
+      if (r.src_nic < 0) throw_no_nic(r.src_node, src, dst);
+      if (r.dst_nic < 0) throw_no_nic(r.dst_node, src, dst);
+      r.bottleneck_Bps = std::min(a.nic_Bps, b.nic_Bps);
+      r.one_rail_Bps = r.bottleneck_Bps;
+      return r;
+    }
     r.src_nic = nic_of(src);
     r.dst_nic = nic_of(dst);
     if (r.src_nic < 0) throw_no_nic(r.src_node, src, dst);

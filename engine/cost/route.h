@@ -72,9 +72,19 @@ class RouteModel {
     return static_cast<std::size_t>(node) * static_cast<std::size_t>(nics_) + static_cast<std::size_t>(nic);
   }
 
+  // One rail, no failover question left: rank -> (its NIC after failover, nic_Bps of it), what the
+  // one-NIC inter-node route of route() reads (-1 / 0 when its node has no working NIC).
+  struct RankNic {
+    int nic = -1;
+    double nic_Bps = 0;
+  };
+
   const Scenario& s_;
   const CostModel& cost_;
   int nics_ = 1;
+  int gpn_ = 1;                     // max(1, gpus_per_node)
+  std::vector<RankNic> rank_nic_;   // per rank of the cluster (empty for clusters past kRankTableMax)
+  static constexpr std::size_t kRankTableMax = std::size_t{1} << 22;
   std::vector<double> factor_;   // per node*nics + nic: degraded-NIC factor
   std::vector<int> target_;      // per node*nics + nic: NIC that carries its traffic, -1 none
 };

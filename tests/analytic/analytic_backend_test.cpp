@@ -120,6 +120,56 @@ TEST(AnalyticBackend, DeadlockedExchangeIsReportedNotHung) {
   }
 }
 
+// A transfer must name members of its op: a rank of the cluster that is not one, a rank beyond the
+// graph's ranks and a negative rank are each refused, naming the op and the transfer.
+TEST(AnalyticBackend, TransferToARankOutsideItsOpIsRefused) {
+  const Scenario s = test::dgx_scenario(1, 4);
+  for (const std::int32_t stranger : {2, 3, 9, -1}) {
+    TaskGraph g;
+    copy_task(g, 2, Stream::Main, 1e6);   // rank 2 exists in the graph, but not in the op
+    Task sr;
+    sr.kind = TaskKind::SendRecv;
+    CommOp op;
+    op.kind = TaskKind::SendRecv;
+    op.ranks = {0, 1};
+    op.transfers = {{0, 1, 1e6}, {1, stranger, 1e6}};
+    const auto oi = g.add_comm(op);
+    sr.comm = oi;
+    sr.rank = 0;
+    const TaskId a = g.add_task(sr, "send");
+    sr.rank = 1;
+    const TaskId b = g.add_task(sr, "recv");
+    g.comm(oi).tasks = {a, b};
+    try {
+      test::run_analytic(g, s);
+      FAIL() << "expected transfer 1 -> " << stranger << " to be refused";
+    } catch (const std::invalid_argument& e) {
+      const std::string msg = e.what();
+      EXPECT_NE(msg.find("comm op 0: transfer 1 -> " + std::to_string(stranger) + " names a rank that is not a member"),
+                std::string::npos)
+          << msg;
+    }
+  }
+}
+
+// A task on a rank beyond the cluster gets a GPU of its own; a negative rank is refused by name.
+TEST(AnalyticBackend, RanksBeyondTheClusterRunAndNegativeRanksAreRefused) {
+  const Scenario s = test::dgx_scenario(1, 2);
+  TaskGraph g;
+  const TaskId far = copy_task(g, 5, Stream::Main, 1e9);
+  const TaskId near = copy_task(g, 0, Stream::Main, 1e9);
+  const auto r = test::run_analytic(g, s);
+  EXPECT_NEAR(r.by_task[far].end_s, copy_s(1e9), 1e-15);   // alone on its GPU, not shared with rank 0
+  EXPECT_NEAR(r.by_task[near].end_s, copy_s(1e9), 1e-15);
+  copy_task(g, -1, Stream::Main, 1e9);
+  try {
+    test::run_analytic(g, s);
+    FAIL() << "expected a negative rank to be refused";
+  } catch (const std::invalid_argument& e) {
+    EXPECT_NE(std::string(e.what()).find("has rank -1"), std::string::npos) << e.what();
+  }
+}
+
 TEST(AnalyticBackend, DeterministicAndOneEventPerTask) {
   const Scenario s = test::dgx_scenario(1, 4);
   TaskGraph g;

@@ -2,6 +2,8 @@
 
 #include <gtest/gtest.h>
 
+#include <algorithm>
+
 #include "tests/cost/test_scenario.h"
 
 namespace hcpsim {
@@ -43,6 +45,36 @@ TEST(Route, DegradedAndFailedNics) {
   EXPECT_EQ(rm.nic_of(5), 7);   // 5 and 6 failed: next working NIC is 7
   EXPECT_EQ(rm.nic_of(6), 7);
   EXPECT_EQ(rm.nic_of(4), 4);
+}
+
+// route() reads each rank's NIC and its bandwidth from a table built once; every inter-node route
+// must still be what nic_of and nic_Bps define, faults and failover included.
+TEST(Route, EveryOneRailRouteMatchesItsNicsAfterFaults) {
+  Scenario s = test::dgx_scenario(3, 8);
+  s.cluster.oversubscription = 1.5;
+  s.cluster.faults.push_back({Fault::Kind::DegradedNic, -1, 1.0, 1, 2, 0.25});
+  s.cluster.faults.push_back({Fault::Kind::FailedNic, -1, 1.0, 2, 7, 1.0});
+  s.cluster.faults.push_back({Fault::Kind::DegradedNic, -1, 1.0, 2, 0, 0.5});   // 7 fails over to 0
+  const CostModel cm(s);
+  const RouteModel rm(s, cm);
+  int inter = 0;
+  for (int src = 0; src < 24; ++src)
+    for (int dst = 0; dst < 24; ++dst) {
+      const Route r = rm.route(src, dst);
+      if (src / 8 == dst / 8) continue;
+      ++inter;
+      ASSERT_EQ(r.src_nic, rm.nic_of(src));
+      ASSERT_EQ(r.dst_nic, rm.nic_of(dst));
+      const double want = std::min(rm.nic_Bps(src / 8, rm.nic_of(src)), rm.nic_Bps(dst / 8, rm.nic_of(dst)));
+      ASSERT_EQ(r.bottleneck_Bps, want) << src << " -> " << dst;
+      ASSERT_EQ(r.one_rail_Bps, want);
+      ASSERT_EQ(r.rails, 1);
+    }
+  EXPECT_EQ(inter, 24 * 16);
+  EXPECT_EQ(rm.route(23, 0).src_nic, 0);                     // failed NIC 7 of node 2 -> NIC 0
+  EXPECT_DOUBLE_EQ(rm.route(23, 0).bottleneck_Bps, 25e9);    // NIC 0 of node 2 at half
+  EXPECT_DOUBLE_EQ(rm.route(10, 0).bottleneck_Bps, 12.5e9);  // NIC 2 of node 1 at a quarter
+  EXPECT_DOUBLE_EQ(rm.route(3, 11).bottleneck_Bps, 50e9 / 1.5);
 }
 
 TEST(Route, AllNicsFailedIsInfeasible) {
