@@ -47,7 +47,10 @@ struct OpState {
   std::uint32_t flows_left = 0;
 };
 
-// A comm op in flight: its flows and the SimGrid Comms started for them.
+// A comm op in flight: its flows and the SimGrid Comms started for them. Slots are reused (a
+// stack of free ones), and so are their vectors: lowering an op allocates nothing once the slots are
+// warm. Besides the time, this keeps the 32-byte OpFlow vectors of two-member send/recv ops out of
+// the allocator's size class that SimGrid's per-Comm list nodes come from (see execute_graph).
 struct LiveOp {
   OpFlows plan;
   std::vector<sg4::CommPtr> comms;
@@ -190,7 +193,7 @@ class Executor {
       live_.emplace_back();
     }
     LiveOp& lo = live_[slot];
-    lo.plan = lower_comm_op(g_, op, costs_);
+    lower_comm_op(g_, op, costs_, lo.plan);   // into the slot's vectors: no allocation once warm
     lo.comms.resize(lo.plan.flows.size());
     flows_lowered_ += lo.plan.flows.size();
     ops_[op].live = slot;
@@ -201,9 +204,8 @@ class Executor {
   void release_if_over(std::uint32_t op) {
     OpState& st = ops_[op];
     if (st.live == kNone || st.flows_left != 0 || st.members_ready != g_.comms()[op].tasks.size()) return;
-    LiveOp& lo = live_[st.live];
-    lo.plan = OpFlows();
-    lo.comms = std::vector<sg4::CommPtr>();
+    // The slot keeps its vectors' capacity for the next op (its comms were all moved out).
+    live_[st.live].comms.clear();
     free_live_.push_back(st.live);
     st.live = kNone;
   }

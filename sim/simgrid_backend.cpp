@@ -4,7 +4,6 @@
 #include <chrono>
 #include <cstdio>
 #include <memory>
-#include <unordered_map>
 #include <stdexcept>
 #include <vector>
 
@@ -36,13 +35,20 @@ PlanCosts costs_from(const RunContext& ctx, const TaskGraph& g) {
     // The analytic backend's send/recv efficiency on the flow's route, relative to its one SimGrid
     // path (the rail speed-up is applied on top).
     // The op's communicator is the same for each of its flows: computed once per op (p2p_comm walks
-    // the op's members).
-    auto comms = std::make_shared<std::unordered_map<const CommOp*, NcclP2pComm>>();
-    c.p2p_efficiency = [routes, comms](const CommOp& op, std::int32_t src, std::int32_t dst, double bytes) {
+    // the op's members). The executor lowers one op at a time, asking for all of its flows in a row,
+    // so remembering the last op is enough (a map of every op grew to one entry per op of the graph).
+    struct LastComm {
+      const CommOp* op = nullptr;
+      NcclP2pComm comm;
+    };
+    auto last = std::make_shared<LastComm>();
+    c.p2p_efficiency = [routes, last](const CommOp& op, std::int32_t src, std::int32_t dst, double bytes) {
       const Route r = routes->route(src, dst);
-      auto it = comms->find(&op);
-      if (it == comms->end()) it = comms->emplace(&op, routes->p2p_comm(op)).first;
-      return routes->cost().p2p_efficiency(bytes, r.link_class, r.bottleneck_Bps, it->second);
+      if (last->op != &op) {
+        last->comm = routes->p2p_comm(op);
+        last->op = &op;
+      }
+      return routes->cost().p2p_efficiency(bytes, r.link_class, r.bottleneck_Bps, last->comm);
     };
   }
   if (cost.terms().nccl_ring_latency) {
