@@ -50,7 +50,7 @@ struct OpState {
 // A comm op in flight: its flows and the SimGrid Comms started for them. Slots are reused (a
 // stack of free ones), and so are their vectors: lowering an op allocates nothing once the slots are
 // warm. Besides the time, this keeps the 32-byte OpFlow vectors of two-member send/recv ops out of
-// the allocator's size class that SimGrid's per-Comm list nodes come from (see execute_graph).
+// the allocator's 32-byte size class, where SimGrid keeps a list node per live Comm.
 struct LiveOp {
   OpFlows plan;
   std::vector<sg4::CommPtr> comms;
