@@ -37,7 +37,9 @@ struct SharedGpu {
   ProcessorSharingGpu ps;
   simgrid::kernel::timer::Timer* timer = nullptr;
   double comm_load = 0;            // sum of PlanCosts::comm_load of its running NCCL tasks
-  std::uint32_t comm_running = 0;
+  // Its running NCCL tasks with a load > 0 and that load, asked once when the task starts and
+  // subtracted when it ends (a few entries: searched in place).
+  std::vector<std::pair<TaskId, double>> comm_tasks;
 };
 
 // Per comm op: members ready so far, the live lowering (index into live_) and its flows not ended.
@@ -160,7 +162,7 @@ class Executor {
       return;
     }
     const std::uint32_t op = task.comm;
-    add_comm_load(task, +1, now);
+    add_comm_load(t, +1, now);
     OpState& st = ops_[op];
     ++st.members_ready;
     if (task.kind == TaskKind::SendRecv) {
@@ -233,18 +235,23 @@ class Executor {
 
   // Timer mode: a communication task starts (+1) or ends (-1) on its GPU, changing the share the
   // GPU's compute kernels get (same rule as the analytic backend).
-  void add_comm_load(const Task& task, int sign, double now) {
+  void add_comm_load(TaskId t, int sign, double now) {
     if (mode_ != ComputeMode::Timer || !costs_.comm_load) return;
-    const double load = costs_.comm_load(task);
-    if (!(load > 0)) return;
+    const Task& task = g_.task(t);
     const auto rank = static_cast<std::uint32_t>(task.rank);
     SharedGpu& gpu = gpus_[rank];
     if (sign > 0) {
-      ++gpu.comm_running;
+      const double load = costs_.comm_load(task);
+      if (!(load > 0)) return;
+      gpu.comm_tasks.emplace_back(t, load);
       gpu.comm_load += load;
     } else {
-      --gpu.comm_running;
-      gpu.comm_load = gpu.comm_running == 0 ? 0.0 : gpu.comm_load - load;
+      auto it = std::find_if(gpu.comm_tasks.begin(), gpu.comm_tasks.end(), [t](const auto& e) { return e.first == t; });
+      if (it == gpu.comm_tasks.end()) return;   // its load was 0
+      const double load = it->second;
+      *it = gpu.comm_tasks.back();
+      gpu.comm_tasks.pop_back();
+      gpu.comm_load = gpu.comm_tasks.empty() ? 0.0 : gpu.comm_load - load;
     }
     gpu.ps.set_comm_load(now, gpu.comm_load);
     arm(rank, now);
@@ -312,7 +319,7 @@ class Executor {
     }
     done_[t] = true;
     ++completed_;
-    if (is_communication(g_.task(t).kind)) add_comm_load(g_.task(t), -1, now);
+    if (is_communication(g_.task(t).kind)) add_comm_load(t, -1, now);
     if (now > makespan_) makespan_ = now;
     out_.event(t, ready_s_[t], now);
     const auto& adj = g_.adjacency();
