@@ -40,6 +40,7 @@ struct SharedGpu {
   // Its running NCCL tasks with a load > 0 and that load, asked once when the task starts and
   // subtracted when it ends (a few entries: searched in place).
   std::vector<std::pair<TaskId, double>> comm_tasks;
+  bool arm_pending = false;        // listed in Executor::to_arm_
 };
 
 // Per comm op: members ready so far, the live lowering (index into live_) and its flows not ended.
@@ -135,12 +136,18 @@ class Executor {
     }
   }
 
+  // Starts the tasks made ready, then re-arms the GPUs whose kernels or loads changed (once each).
   void drain(double now) {
     while (!ready_.empty()) {
       const TaskId t = ready_.back();
       ready_.pop_back();
       become_ready(t, now);
     }
+    for (std::uint32_t rank : to_arm_) {
+      gpus_[rank].arm_pending = false;
+      rearm(rank, now);
+    }
+    to_arm_.clear();
   }
 
   void become_ready(TaskId t, double now) {
@@ -257,8 +264,17 @@ class Executor {
     arm(rank, now);
   }
 
+  // The GPU's next kernel end may have moved: its timer is reset by the next drain(), once however
+  // many changes the current event makes (a completion, say, ends a NCCL task and starts a kernel).
+  void arm(std::uint32_t rank, double) {
+    SharedGpu& gpu = gpus_[rank];
+    if (gpu.arm_pending) return;
+    gpu.arm_pending = true;
+    to_arm_.push_back(rank);
+  }
+
   // (Re)sets the GPU's single timer to the end of its next kernel.
-  void arm(std::uint32_t rank, double now) {
+  void rearm(std::uint32_t rank, double now) {
     SharedGpu& gpu = gpus_[rank];
     if (gpu.timer != nullptr) {
       gpu.timer->remove();
@@ -273,10 +289,10 @@ class Executor {
       SharedGpu& gpu = gpus_[rank];
       gpu.timer = nullptr;   // it fired; SimGrid frees it
       const double now = sg4::Engine::get_clock();
-      std::vector<TaskId> finished;
-      gpu.ps.pop_ended(now, finished);
+      finished_.clear();
+      gpu.ps.pop_ended(now, finished_);
       arm(rank, now);
-      for (TaskId t : finished) complete(t, now);
+      for (TaskId t : finished_) complete(t, now);
       drain(now);
     });
   }
@@ -381,6 +397,8 @@ class Executor {
   std::vector<sg4::ExecPtr> live_exec_;
   std::vector<sg4::ActivityPtr> graveyard_;
   std::vector<TaskId> ready_;
+  std::vector<std::uint32_t> to_arm_;   // GPUs whose timer drain() resets
+  std::vector<TaskId> finished_;        // kernels a GPU timer ended (reused)
   std::size_t completed_ = 0;
   std::uint64_t flows_lowered_ = 0;
   double makespan_ = 0;
