@@ -67,7 +67,7 @@ class Executor {
     if (mode_ == ComputeMode::Timer) gpus_.resize(hosts.size());
     else live_exec_.resize(g.size());   // Timer mode creates no Exec
     ready_s_.assign(g.size(), -1.0);
-    done_.assign(g.size(), false);
+    state_.assign(g.size(), 0);
     ops_.resize(g.comms().size());
     preds_left_ = g.in_degrees();
   }
@@ -168,6 +168,7 @@ class Executor {
       live_exec_[t] = std::move(e);
       return;
     }
+    state_[t] |= kComm;
     const std::uint32_t op = task.comm;
     add_comm_load(t, +1, now);
     OpState& st = ops_[op];
@@ -329,13 +330,14 @@ class Executor {
   }
 
   void complete(TaskId t, double now) {
-    if (done_[t]) {
+    std::uint8_t& state = state_[t];
+    if ((state & kDone) != 0) {
       if (error_.empty()) error_ = "task " + std::to_string(t) + " completed twice (internal error)";
       return;
     }
-    done_[t] = true;
+    state |= kDone;
     ++completed_;
-    if (is_communication(g_.task(t).kind)) add_comm_load(t, -1, now);
+    if ((state & kComm) != 0) add_comm_load(t, -1, now);   // (a compute task's record is not read again)
     if (now > makespan_) makespan_ = now;
     out_.event(t, ready_s_[t], now);
     const auto& adj = g_.adjacency();
@@ -373,7 +375,7 @@ class Executor {
                     std::to_string(g_.size()) + " tasks completed; stuck tasks (first 8):";
     int shown = 0;
     for (TaskId t = 0; t < g_.size() && shown < 8; ++t) {
-      if (done_[t]) continue;
+      if ((state_[t] & kDone) != 0) continue;
       const Task& task = g_.task(t);
       s += "\n  task " + std::to_string(t) + " rank " + std::to_string(task.rank) + " " + g_.display_name(task) + ": " +
            why_stuck(t);
@@ -390,7 +392,9 @@ class Executor {
   std::vector<SharedGpu> gpus_;
   std::vector<std::uint32_t> preds_left_;
   std::vector<double> ready_s_;
-  std::vector<bool> done_;
+  // Per task: kDone once completed, kComm for a communication task (set when it becomes ready).
+  static constexpr std::uint8_t kDone = 1, kComm = 2;
+  std::vector<std::uint8_t> state_;
   std::vector<OpState> ops_;
   std::vector<LiveOp> live_;
   std::vector<std::uint32_t> free_live_;
