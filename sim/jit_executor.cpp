@@ -229,15 +229,42 @@ class Executor {
 
   // The flows of communication task `t` are over: it ends now, or after `extra_s` plus its host
   // overhead (a SimGrid timer, as the analytic backend's delayed completion).
+  // Tasks due at the same instant as the last timer set and not yet fired join that timer (the
+  // members of an op usually end together): one SimGrid timer for them, which ends them in the
+  // order they were added, each followed by drain() as with a timer of its own.
   void finish_comm(TaskId t, double now, double extra_s = 0.0) {
     const double over = extra_s + (costs_.comm_overhead_s ? costs_.comm_overhead_s(g_.task(t)) : 0.0);
     if (!(over > 0)) return complete(t, now);
-    simgrid::kernel::timer::Timer::set(now + over, [this, t] {
-      guarded([&] {
-        const double at = sg4::Engine::get_clock();
-        complete(t, at);
+    const double at = now + over;
+    if (last_delay_slot_ != kNone && at == last_delay_at_) {
+      delayed_[last_delay_slot_].push_back(t);
+      return;
+    }
+    std::uint32_t slot;
+    if (!free_delayed_.empty()) {
+      slot = free_delayed_.back();
+      free_delayed_.pop_back();
+    } else {
+      slot = static_cast<std::uint32_t>(delayed_.size());
+      delayed_.emplace_back();
+    }
+    delayed_[slot].push_back(t);
+    last_delay_slot_ = slot;
+    last_delay_at_ = at;
+    simgrid::kernel::timer::Timer::set(at, [this, slot] { on_delay_timer(slot); });
+  }
+
+  void on_delay_timer(std::uint32_t slot) noexcept {
+    guarded([&] {
+      if (last_delay_slot_ == slot) last_delay_slot_ = kNone;
+      const double at = sg4::Engine::get_clock();
+      // By index, no reference kept: drain() may start timers of new slots (delayed_ may grow).
+      for (std::size_t i = 0; i < delayed_[slot].size(); ++i) {
+        complete(delayed_[slot][i], at);
         drain(at);
-      });
+      }
+      delayed_[slot].clear();
+      free_delayed_.push_back(slot);
     });
   }
 
@@ -403,6 +430,11 @@ class Executor {
   std::vector<TaskId> ready_;
   std::vector<std::uint32_t> to_arm_;   // GPUs whose timer drain() resets
   std::vector<TaskId> finished_;        // kernels a GPU timer ended (reused)
+  // Communication tasks waiting for their host overhead: one list per SimGrid timer in flight.
+  std::vector<std::vector<TaskId>> delayed_;
+  std::vector<std::uint32_t> free_delayed_;
+  std::uint32_t last_delay_slot_ = kNone;   // the slot of the last timer set, while it is pending
+  double last_delay_at_ = 0;
   std::size_t completed_ = 0;
   std::uint64_t flows_lowered_ = 0;
   double makespan_ = 0;

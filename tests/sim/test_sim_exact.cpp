@@ -121,6 +121,34 @@ TEST(SimExact, RunningNcclTasksTakeTheirComputeLoadUntilEachEnds) {
   }
 }
 
+TEST(SimExact, NcclTasksEndTheirHostOverheadAfterTheirFlows) {
+  // Two send/recv ops on disjoint GPUs end their flows together; their four tasks end 0.1 ms later
+  // (the executor sets one timer for tasks due at the same instant), and so do the kernels that
+  // wait for them. A third op of another size ends alone, with an overhead of its own.
+  TaskGraph g;
+  const auto a = sendrecv(g, {0, 1}, {{0, 1, 4e7}});
+  const auto b = sendrecv(g, {2, 3}, {{2, 3, 4e7}});
+  const auto c = sendrecv(g, {4, 5}, {{4, 5, 1e7}});
+  const TaskId after_a = compute(g, 1, 1e-3);
+  const TaskId after_b = compute(g, 2, 2e-3);
+  g.add_dep(a[1], after_a);
+  g.add_dep(b[0], after_b);
+  PlanCosts costs = unit_costs(8);
+  costs.comm_overhead_s = [](const Task& t) { return t.comm == 2 ? 3e-5 : 1e-4; };
+  const auto r = simulate(g, cluster(1, 8, 8), costs);
+  const double flows_ab = kIntraLat_s + 4e7 / kNvl_Bps, end_ab = flows_ab + 1e-4;
+  for (TaskId t : {a[0], a[1], b[0], b[1]}) {
+    EXPECT_TIME(r.start_s[t], 0.0);
+    EXPECT_TIME(r.end_s[t], end_ab);
+  }
+  EXPECT_TIME(r.end_s[c[0]], kIntraLat_s + 1e7 / kNvl_Bps + 3e-5);
+  EXPECT_TIME(r.end_s[c[1]], kIntraLat_s + 1e7 / kNvl_Bps + 3e-5);
+  EXPECT_TIME(r.start_s[after_a], end_ab);
+  EXPECT_TIME(r.end_s[after_a], end_ab + 1e-3);
+  EXPECT_TIME(r.end_s[after_b], end_ab + 2e-3);
+  EXPECT_EQ(r.run.completed, g.size());
+}
+
 TEST(SimExact, AllToAllIsPairwiseFlowsLimitedByEachPort) {
   // n ranks in one node, T bytes per rank: each port carries (n-1) pieces of T/n out and in.
   TaskGraph g;
