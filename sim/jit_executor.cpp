@@ -7,6 +7,7 @@
 #include <exception>
 #include <stdexcept>
 #include <string>
+#include <type_traits>
 #include <vector>
 
 #include <simgrid/s4u/Activity.hpp>
@@ -35,12 +36,35 @@ static_assert(sizeof(std::uintptr_t) >= 8, "flow tags need 64-bit pointers");
 // A GPU's kernels under processor sharing, woken by one SimGrid kernel timer at its next kernel end.
 struct SharedGpu {
   ProcessorSharingGpu ps;
-  simgrid::kernel::timer::Timer* timer = nullptr;
+  std::uint32_t timer_gen = 0;     // bumped at each re-arm: an earlier pending entry is stale
   double comm_load = 0;            // sum of PlanCosts::comm_load of its running NCCL tasks
   // Its running NCCL tasks with a load > 0 and that load, asked once when the task starts and
   // subtracted when it ends (a few entries: searched in place).
   std::vector<std::pair<TaskId, double>> comm_tasks;
   bool arm_pending = false;        // listed in Executor::to_arm_
+};
+
+// Items waiting for SimGrid timers, one list per timer in flight (slots reused). `last` is the
+// slot of the last timer set, while it has not fired: items due at its instant join it.
+template <class Item>
+struct InstantTimers {
+  std::vector<std::vector<Item>> slots;
+  std::vector<std::uint32_t> free;
+  std::uint32_t last = kNone;
+  double last_at = 0;
+  void fired(std::uint32_t slot) {
+    if (last == slot) last = kNone;
+  }
+  void release(std::uint32_t slot) {
+    slots[slot].clear();
+    free.push_back(slot);
+  }
+};
+
+// A GPU waiting for a kernel end, valid while the GPU's timer_gen still equals gen.
+struct GpuTimerEntry {
+  std::uint32_t rank = 0;
+  std::uint32_t gen = 0;
 };
 
 // Per comm op: members ready so far, the live lowering (index into live_) and its flows not ended.
@@ -229,43 +253,49 @@ class Executor {
 
   // The flows of communication task `t` are over: it ends now, or after `extra_s` plus its host
   // overhead (a SimGrid timer, as the analytic backend's delayed completion).
-  // Tasks due at the same instant as the last timer set and not yet fired join that timer (the
-  // members of an op usually end together): one SimGrid timer for them, which ends them in the
-  // order they were added, each followed by drain() as with a timer of its own.
+  // Tasks due at the same instant as the last timer set for such tasks (and not yet fired) join
+  // that timer (the members of an op usually end together): one SimGrid timer for them, which ends
+  // them in the order they were added, each followed by drain() as with a timer of its own.
   void finish_comm(TaskId t, double now, double extra_s = 0.0) {
     const double over = extra_s + (costs_.comm_overhead_s ? costs_.comm_overhead_s(g_.task(t)) : 0.0);
     if (!(over > 0)) return complete(t, now);
-    const double at = now + over;
-    if (last_delay_slot_ != kNone && at == last_delay_at_) {
-      delayed_[last_delay_slot_].push_back(t);
-      return;
-    }
-    std::uint32_t slot;
-    if (!free_delayed_.empty()) {
-      slot = free_delayed_.back();
-      free_delayed_.pop_back();
-    } else {
-      slot = static_cast<std::uint32_t>(delayed_.size());
-      delayed_.emplace_back();
-    }
-    delayed_[slot].push_back(t);
-    last_delay_slot_ = slot;
-    last_delay_at_ = at;
-    simgrid::kernel::timer::Timer::set(at, [this, slot] { on_delay_timer(slot); });
+    at_instant(delayed_, now + over, t);
   }
 
   void on_delay_timer(std::uint32_t slot) noexcept {
     guarded([&] {
-      if (last_delay_slot_ == slot) last_delay_slot_ = kNone;
       const double at = sg4::Engine::get_clock();
-      // By index, no reference kept: drain() may start timers of new slots (delayed_ may grow).
-      for (std::size_t i = 0; i < delayed_[slot].size(); ++i) {
-        complete(delayed_[slot][i], at);
+      delayed_.fired(slot);
+      for (std::size_t i = 0; i < delayed_.slots[slot].size(); ++i) {   // by index: the pool may grow
+        complete(delayed_.slots[slot][i], at);
         drain(at);
       }
-      delayed_[slot].clear();
-      free_delayed_.push_back(slot);
+      delayed_.release(slot);
     });
+  }
+
+  // Adds `item` to the pool's pending timer for instant `at`, or starts a SimGrid timer for it.
+  template <class Item>
+  void at_instant(InstantTimers<Item>& pool, double at, const Item& item) {
+    if (pool.last != kNone && at == pool.last_at) {
+      pool.slots[pool.last].push_back(item);
+      return;
+    }
+    std::uint32_t slot;
+    if (!pool.free.empty()) {
+      slot = pool.free.back();
+      pool.free.pop_back();
+    } else {
+      slot = static_cast<std::uint32_t>(pool.slots.size());
+      pool.slots.emplace_back();
+    }
+    pool.slots[slot].push_back(item);
+    pool.last = slot;
+    pool.last_at = at;
+    if constexpr (std::is_same_v<Item, TaskId>)
+      simgrid::kernel::timer::Timer::set(at, [this, slot] { on_delay_timer(slot); });
+    else
+      simgrid::kernel::timer::Timer::set(at, [this, slot] { on_gpu_timers(slot); });
   }
 
   // Timer mode: a communication task starts (+1) or ends (-1) on its GPU, changing the share the
@@ -304,24 +334,29 @@ class Executor {
   // (Re)sets the GPU's single timer to the end of its next kernel.
   void rearm(std::uint32_t rank, double now) {
     SharedGpu& gpu = gpus_[rank];
-    if (gpu.timer != nullptr) {
-      gpu.timer->remove();
-      gpu.timer = nullptr;
-    }
+    ++gpu.timer_gen;   // its pending entry, if any, no longer counts
     if (!gpu.ps.busy()) return;
-    gpu.timer = simgrid::kernel::timer::Timer::set(gpu.ps.next_end_s(now), [this, rank] { on_gpu_timer(rank); });
+    at_instant(gpu_timers_, gpu.ps.next_end_s(now), GpuTimerEntry{rank, gpu.timer_gen});
   }
 
-  void on_gpu_timer(std::uint32_t rank) noexcept {
+  // GPU timers share one SimGrid timer per instant as the delayed ends do (at_instant): GPUs of
+  // the same schedule often end kernels together. Woken in the order they joined; an entry whose
+  // GPU was re-armed since is skipped.
+  void on_gpu_timers(std::uint32_t slot) noexcept {
     guarded([&] {
-      SharedGpu& gpu = gpus_[rank];
-      gpu.timer = nullptr;   // it fired; SimGrid frees it
       const double now = sg4::Engine::get_clock();
-      finished_.clear();
-      gpu.ps.pop_ended(now, finished_);
-      arm(rank, now);
-      for (TaskId t : finished_) complete(t, now);
-      drain(now);
+      gpu_timers_.fired(slot);
+      for (std::size_t i = 0; i < gpu_timers_.slots[slot].size(); ++i) {   // by index: the pool may grow
+        const GpuTimerEntry e = gpu_timers_.slots[slot][i];
+        SharedGpu& gpu = gpus_[e.rank];
+        if (gpu.timer_gen != e.gen) continue;
+        finished_.clear();
+        gpu.ps.pop_ended(now, finished_);
+        arm(e.rank, now);
+        for (TaskId t : finished_) complete(t, now);
+        drain(now);
+      }
+      gpu_timers_.release(slot);
     });
   }
 
@@ -430,11 +465,8 @@ class Executor {
   std::vector<TaskId> ready_;
   std::vector<std::uint32_t> to_arm_;   // GPUs whose timer drain() resets
   std::vector<TaskId> finished_;        // kernels a GPU timer ended (reused)
-  // Communication tasks waiting for their host overhead: one list per SimGrid timer in flight.
-  std::vector<std::vector<TaskId>> delayed_;
-  std::vector<std::uint32_t> free_delayed_;
-  std::uint32_t last_delay_slot_ = kNone;   // the slot of the last timer set, while it is pending
-  double last_delay_at_ = 0;
+  InstantTimers<TaskId> delayed_;             // communication tasks waiting for their host overhead
+  InstantTimers<GpuTimerEntry> gpu_timers_;   // GPUs waiting for their next kernel end
   std::size_t completed_ = 0;
   std::uint64_t flows_lowered_ = 0;
   double makespan_ = 0;
