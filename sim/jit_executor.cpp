@@ -33,7 +33,8 @@ void* flow_tag(std::uint32_t op, std::uint32_t flow) {
 }
 static_assert(sizeof(std::uintptr_t) >= 8, "flow tags need 64-bit pointers");
 
-// A GPU's kernels under processor sharing, woken by one SimGrid kernel timer at its next kernel end.
+// A GPU's kernels under processor sharing, woken at its next kernel end by a SimGrid kernel timer
+// (shared with the GPUs whose next kernel ends at the same instant, see InstantTimers).
 struct SharedGpu {
   ProcessorSharingGpu ps;
   std::uint32_t timer_gen = 0;     // bumped at each re-arm: an earlier pending entry is stale
