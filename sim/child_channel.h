@@ -5,6 +5,7 @@
 // gets its own child; this also turns SimGrid's abort()s into a clear error in the parent.
 #include <cstddef>
 #include <cstdint>
+#include <cstring>
 #include <functional>
 #include <string>
 #include <vector>
@@ -28,9 +29,13 @@ class RecordWriter {
   void put(const void* p, std::size_t n);
   void put_string(char tag, const std::string& s);   // tag, 32-bit length, bytes
   template <class... Field>
-  void put_fields(char tag, const Field&... fields) {   // tag, then each field's bytes
-    put(&tag, 1);
-    (put(&fields, sizeof fields), ...);
+  void put_fields(char tag, const Field&... fields) {   // tag, then each field's bytes, one append
+    constexpr std::size_t n = 1 + (sizeof(Field) + ...);
+    char rec[n];
+    rec[0] = tag;
+    std::size_t at = 1;
+    ((std::memcpy(rec + at, &fields, sizeof fields), at += sizeof fields), ...);
+    put(rec, n);
   }
   int fd_;
   std::vector<char> buf_;

@@ -7,6 +7,7 @@
 #include <exception>
 #include <stdexcept>
 #include <string>
+#include <type_traits>
 #include <vector>
 
 #include <simgrid/s4u/Activity.hpp>
@@ -32,12 +33,39 @@ void* flow_tag(std::uint32_t op, std::uint32_t flow) {
 }
 static_assert(sizeof(std::uintptr_t) >= 8, "flow tags need 64-bit pointers");
 
-// A GPU's kernels under processor sharing, woken by one SimGrid kernel timer at its next kernel end.
+// A GPU's kernels under processor sharing, woken at its next kernel end by a SimGrid kernel timer
+// (shared with the GPUs whose next kernel ends at the same instant, see InstantTimers).
 struct SharedGpu {
   ProcessorSharingGpu ps;
-  simgrid::kernel::timer::Timer* timer = nullptr;
+  std::uint32_t timer_gen = 0;     // bumped at each re-arm: an earlier pending entry is stale
   double comm_load = 0;            // sum of PlanCosts::comm_load of its running NCCL tasks
-  std::uint32_t comm_running = 0;
+  // Its running NCCL tasks with a load > 0 and that load, asked once when the task starts and
+  // subtracted when it ends (a few entries: searched in place).
+  std::vector<std::pair<TaskId, double>> comm_tasks;
+  bool arm_pending = false;        // listed in Executor::to_arm_
+};
+
+// Items waiting for SimGrid timers, one list per timer in flight (slots reused). `last` is the
+// slot of the last timer set, while it has not fired: items due at its instant join it.
+template <class Item>
+struct InstantTimers {
+  std::vector<std::vector<Item>> slots;
+  std::vector<std::uint32_t> free;
+  std::uint32_t last = kNone;
+  double last_at = 0;
+  void fired(std::uint32_t slot) {
+    if (last == slot) last = kNone;
+  }
+  void release(std::uint32_t slot) {
+    slots[slot].clear();
+    free.push_back(slot);
+  }
+};
+
+// A GPU waiting for a kernel end, valid while the GPU's timer_gen still equals gen.
+struct GpuTimerEntry {
+  std::uint32_t rank = 0;
+  std::uint32_t gen = 0;
 };
 
 // Per comm op: members ready so far, the live lowering (index into live_) and its flows not ended.
@@ -47,7 +75,10 @@ struct OpState {
   std::uint32_t flows_left = 0;
 };
 
-// A comm op in flight: its flows and the SimGrid Comms started for them.
+// A comm op in flight: its flows and the SimGrid Comms started for them. Slots are reused (a
+// stack of free ones), and so are their vectors: lowering an op allocates nothing once the slots are
+// warm. Besides the time, this keeps the 32-byte OpFlow vectors of two-member send/recv ops out of
+// the allocator's 32-byte size class, where SimGrid keeps a list node per live Comm.
 struct LiveOp {
   OpFlows plan;
   std::vector<sg4::CommPtr> comms;
@@ -61,7 +92,7 @@ class Executor {
     if (mode_ == ComputeMode::Timer) gpus_.resize(hosts.size());
     else live_exec_.resize(g.size());   // Timer mode creates no Exec
     ready_s_.assign(g.size(), -1.0);
-    done_.assign(g.size(), false);
+    state_.assign(g.size(), 0);
     ops_.resize(g.comms().size());
     preds_left_ = g.in_degrees();
   }
@@ -130,12 +161,18 @@ class Executor {
     }
   }
 
+  // Starts the tasks made ready, then re-arms the GPUs whose kernels or loads changed (once each).
   void drain(double now) {
     while (!ready_.empty()) {
       const TaskId t = ready_.back();
       ready_.pop_back();
       become_ready(t, now);
     }
+    for (std::uint32_t rank : to_arm_) {
+      gpus_[rank].arm_pending = false;
+      rearm(rank, now);
+    }
+    to_arm_.clear();
   }
 
   void become_ready(TaskId t, double now) {
@@ -156,8 +193,9 @@ class Executor {
       live_exec_[t] = std::move(e);
       return;
     }
+    state_[t] |= kComm;
     const std::uint32_t op = task.comm;
-    add_comm_load(task, +1, now);
+    add_comm_load(t, +1, now);
     OpState& st = ops_[op];
     ++st.members_ready;
     if (task.kind == TaskKind::SendRecv) {
@@ -190,7 +228,7 @@ class Executor {
       live_.emplace_back();
     }
     LiveOp& lo = live_[slot];
-    lo.plan = lower_comm_op(g_, op, costs_);
+    lower_comm_op(g_, op, costs_, lo.plan);   // into the slot's vectors: no allocation once warm
     lo.comms.resize(lo.plan.flows.size());
     flows_lowered_ += lo.plan.flows.size();
     ops_[op].live = slot;
@@ -201,9 +239,8 @@ class Executor {
   void release_if_over(std::uint32_t op) {
     OpState& st = ops_[op];
     if (st.live == kNone || st.flows_left != 0 || st.members_ready != g_.comms()[op].tasks.size()) return;
-    LiveOp& lo = live_[st.live];
-    lo.plan = OpFlows();
-    lo.comms = std::vector<sg4::CommPtr>();
+    // The slot keeps its vectors' capacity for the next op (its comms were all moved out).
+    live_[st.live].comms.clear();
     free_live_.push_back(st.live);
     st.live = kNone;
   }
@@ -217,58 +254,110 @@ class Executor {
 
   // The flows of communication task `t` are over: it ends now, or after `extra_s` plus its host
   // overhead (a SimGrid timer, as the analytic backend's delayed completion).
+  // Tasks due at the same instant as the last timer set for such tasks (and not yet fired) join
+  // that timer (the members of an op usually end together): one SimGrid timer for them, which ends
+  // them in the order they were added, each followed by drain() as with a timer of its own.
   void finish_comm(TaskId t, double now, double extra_s = 0.0) {
     const double over = extra_s + (costs_.comm_overhead_s ? costs_.comm_overhead_s(g_.task(t)) : 0.0);
     if (!(over > 0)) return complete(t, now);
-    simgrid::kernel::timer::Timer::set(now + over, [this, t] {
-      guarded([&] {
-        const double at = sg4::Engine::get_clock();
-        complete(t, at);
+    at_instant(delayed_, now + over, t);
+  }
+
+  void on_delay_timer(std::uint32_t slot) noexcept {
+    guarded([&] {
+      const double at = sg4::Engine::get_clock();
+      delayed_.fired(slot);
+      for (std::size_t i = 0; i < delayed_.slots[slot].size(); ++i) {   // by index: the pool may grow
+        complete(delayed_.slots[slot][i], at);
         drain(at);
-      });
+      }
+      delayed_.release(slot);
     });
+  }
+
+  // Adds `item` to the pool's pending timer for instant `at`, or starts a SimGrid timer for it.
+  template <class Item>
+  void at_instant(InstantTimers<Item>& pool, double at, const Item& item) {
+    if (pool.last != kNone && at == pool.last_at) {
+      pool.slots[pool.last].push_back(item);
+      return;
+    }
+    std::uint32_t slot;
+    if (!pool.free.empty()) {
+      slot = pool.free.back();
+      pool.free.pop_back();
+    } else {
+      slot = static_cast<std::uint32_t>(pool.slots.size());
+      pool.slots.emplace_back();
+    }
+    pool.slots[slot].push_back(item);
+    pool.last = slot;
+    pool.last_at = at;
+    if constexpr (std::is_same_v<Item, TaskId>)
+      simgrid::kernel::timer::Timer::set(at, [this, slot] { on_delay_timer(slot); });
+    else
+      simgrid::kernel::timer::Timer::set(at, [this, slot] { on_gpu_timers(slot); });
   }
 
   // Timer mode: a communication task starts (+1) or ends (-1) on its GPU, changing the share the
   // GPU's compute kernels get (same rule as the analytic backend).
-  void add_comm_load(const Task& task, int sign, double now) {
+  void add_comm_load(TaskId t, int sign, double now) {
     if (mode_ != ComputeMode::Timer || !costs_.comm_load) return;
-    const double load = costs_.comm_load(task);
-    if (!(load > 0)) return;
+    const Task& task = g_.task(t);
     const auto rank = static_cast<std::uint32_t>(task.rank);
     SharedGpu& gpu = gpus_[rank];
     if (sign > 0) {
-      ++gpu.comm_running;
+      const double load = costs_.comm_load(task);
+      if (!(load > 0)) return;
+      gpu.comm_tasks.emplace_back(t, load);
       gpu.comm_load += load;
     } else {
-      --gpu.comm_running;
-      gpu.comm_load = gpu.comm_running == 0 ? 0.0 : gpu.comm_load - load;
+      auto it = std::find_if(gpu.comm_tasks.begin(), gpu.comm_tasks.end(), [t](const auto& e) { return e.first == t; });
+      if (it == gpu.comm_tasks.end()) return;   // its load was 0
+      const double load = it->second;
+      *it = gpu.comm_tasks.back();
+      gpu.comm_tasks.pop_back();
+      gpu.comm_load = gpu.comm_tasks.empty() ? 0.0 : gpu.comm_load - load;
     }
     gpu.ps.set_comm_load(now, gpu.comm_load);
     arm(rank, now);
   }
 
-  // (Re)sets the GPU's single timer to the end of its next kernel.
-  void arm(std::uint32_t rank, double now) {
+  // The GPU's next kernel end may have moved: its timer is reset by the next drain(), once however
+  // many changes the current event makes (a completion, say, ends a NCCL task and starts a kernel).
+  void arm(std::uint32_t rank, double) {
     SharedGpu& gpu = gpus_[rank];
-    if (gpu.timer != nullptr) {
-      gpu.timer->remove();
-      gpu.timer = nullptr;
-    }
-    if (!gpu.ps.busy()) return;
-    gpu.timer = simgrid::kernel::timer::Timer::set(gpu.ps.next_end_s(now), [this, rank] { on_gpu_timer(rank); });
+    if (gpu.arm_pending) return;
+    gpu.arm_pending = true;
+    to_arm_.push_back(rank);
   }
 
-  void on_gpu_timer(std::uint32_t rank) noexcept {
+  // (Re)sets the GPU's single timer to the end of its next kernel.
+  void rearm(std::uint32_t rank, double now) {
+    SharedGpu& gpu = gpus_[rank];
+    ++gpu.timer_gen;   // its pending entry, if any, no longer counts
+    if (!gpu.ps.busy()) return;
+    at_instant(gpu_timers_, gpu.ps.next_end_s(now), GpuTimerEntry{rank, gpu.timer_gen});
+  }
+
+  // GPU timers share one SimGrid timer per instant as the delayed ends do (at_instant): GPUs of
+  // the same schedule often end kernels together. Woken in the order they joined; an entry whose
+  // GPU was re-armed since is skipped.
+  void on_gpu_timers(std::uint32_t slot) noexcept {
     guarded([&] {
-      SharedGpu& gpu = gpus_[rank];
-      gpu.timer = nullptr;   // it fired; SimGrid frees it
       const double now = sg4::Engine::get_clock();
-      std::vector<TaskId> finished;
-      gpu.ps.pop_ended(now, finished);
-      arm(rank, now);
-      for (TaskId t : finished) complete(t, now);
-      drain(now);
+      gpu_timers_.fired(slot);
+      for (std::size_t i = 0; i < gpu_timers_.slots[slot].size(); ++i) {   // by index: the pool may grow
+        const GpuTimerEntry e = gpu_timers_.slots[slot][i];
+        SharedGpu& gpu = gpus_[e.rank];
+        if (gpu.timer_gen != e.gen) continue;
+        finished_.clear();
+        gpu.ps.pop_ended(now, finished_);
+        arm(e.rank, now);
+        for (TaskId t : finished_) complete(t, now);
+        drain(now);
+      }
+      gpu_timers_.release(slot);
     });
   }
 
@@ -304,13 +393,14 @@ class Executor {
   }
 
   void complete(TaskId t, double now) {
-    if (done_[t]) {
+    std::uint8_t& state = state_[t];
+    if ((state & kDone) != 0) {
       if (error_.empty()) error_ = "task " + std::to_string(t) + " completed twice (internal error)";
       return;
     }
-    done_[t] = true;
+    state |= kDone;
     ++completed_;
-    if (is_communication(g_.task(t).kind)) add_comm_load(g_.task(t), -1, now);
+    if ((state & kComm) != 0) add_comm_load(t, -1, now);   // (a compute task's record is not read again)
     if (now > makespan_) makespan_ = now;
     out_.event(t, ready_s_[t], now);
     const auto& adj = g_.adjacency();
@@ -348,7 +438,7 @@ class Executor {
                     std::to_string(g_.size()) + " tasks completed; stuck tasks (first 8):";
     int shown = 0;
     for (TaskId t = 0; t < g_.size() && shown < 8; ++t) {
-      if (done_[t]) continue;
+      if ((state_[t] & kDone) != 0) continue;
       const Task& task = g_.task(t);
       s += "\n  task " + std::to_string(t) + " rank " + std::to_string(task.rank) + " " + g_.display_name(task) + ": " +
            why_stuck(t);
@@ -365,13 +455,19 @@ class Executor {
   std::vector<SharedGpu> gpus_;
   std::vector<std::uint32_t> preds_left_;
   std::vector<double> ready_s_;
-  std::vector<bool> done_;
+  // Per task: kDone once completed, kComm for a communication task (set when it becomes ready).
+  static constexpr std::uint8_t kDone = 1, kComm = 2;
+  std::vector<std::uint8_t> state_;
   std::vector<OpState> ops_;
   std::vector<LiveOp> live_;
   std::vector<std::uint32_t> free_live_;
   std::vector<sg4::ExecPtr> live_exec_;
   std::vector<sg4::ActivityPtr> graveyard_;
   std::vector<TaskId> ready_;
+  std::vector<std::uint32_t> to_arm_;   // GPUs whose timer drain() resets
+  std::vector<TaskId> finished_;        // kernels a GPU timer ended (reused)
+  InstantTimers<TaskId> delayed_;             // communication tasks waiting for their host overhead
+  InstantTimers<GpuTimerEntry> gpu_timers_;   // GPUs waiting for their next kernel end
   std::size_t completed_ = 0;
   std::uint64_t flows_lowered_ = 0;
   double makespan_ = 0;

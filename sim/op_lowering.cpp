@@ -39,10 +39,12 @@ void check_members(const TaskGraph& g, std::uint32_t op_index, const CommOp& op)
   }
 }
 
-// Rank -> first member index with that rank, for transfers.
+// Rank -> first member index with that rank, for transfers. Small ops (most send/recv ops have two
+// members) are scanned in place, without allocating.
 class RankIndex {
  public:
-  explicit RankIndex(const CommOp& op) {
+  explicit RankIndex(const CommOp& op) : ranks_(op.ranks) {
+    if (ranks_.size() <= kScanBelow) return;
     by_rank_.reserve(op.ranks.size());
     for (std::uint32_t i = 0; i < op.ranks.size(); ++i) by_rank_.emplace_back(op.ranks[i], i);
     std::stable_sort(by_rank_.begin(), by_rank_.end(),
@@ -50,12 +52,19 @@ class RankIndex {
   }
   // Member index, or kNone.
   std::uint32_t find(std::int32_t rank) const {
+    if (ranks_.size() <= kScanBelow) {
+      for (std::uint32_t i = 0; i < ranks_.size(); ++i)
+        if (ranks_[i] == rank) return i;
+      return kNone;
+    }
     auto it = std::lower_bound(by_rank_.begin(), by_rank_.end(), rank,
                                [](const auto& e, std::int32_t r) { return e.first < r; });
     return it != by_rank_.end() && it->first == rank ? it->second : kNone;
   }
 
  private:
+  static constexpr std::size_t kScanBelow = 16;
+  const std::vector<std::int32_t>& ranks_;
   std::vector<std::pair<std::int32_t, std::uint32_t>> by_rank_;
 };
 
@@ -193,12 +202,16 @@ class Lowering {
     }
     for (std::uint32_t m = 0; m < n; ++m) out_.gate_begin[m + 1] += out_.gate_begin[m];
     out_.member_gates.resize(out_.gate_begin[n]);
-    std::vector<std::uint32_t> fill(out_.gate_begin.begin(), out_.gate_begin.end() - 1);
+    // gate_begin[m] serves as member m's fill cursor (it ends at member m + 1's start), then the
+    // starts are shifted back into place.
+    auto& cursor = out_.gate_begin;
     for (std::uint32_t f = 0; f < out_.flows.size(); ++f) {
       const OpFlow& fl = out_.flows[f];
-      out_.member_gates[fill[fl.src_member]++] = f;
-      if (fl.dst_member != fl.src_member) out_.member_gates[fill[fl.dst_member]++] = f;
+      out_.member_gates[cursor[fl.src_member]++] = f;
+      if (fl.dst_member != fl.src_member) out_.member_gates[cursor[fl.dst_member]++] = f;
     }
+    for (std::uint32_t m = n; m > 0; --m) cursor[m] = cursor[m - 1];
+    cursor[0] = 0;
     out_.members_by_task.reserve(n);
     for (std::uint32_t m = 0; m < n; ++m) out_.members_by_task.emplace_back(op_.tasks[m], m);
     std::sort(out_.members_by_task.begin(), out_.members_by_task.end());
@@ -275,12 +288,25 @@ void check_comm_ops(const TaskGraph& g, int world_size) {
 }
 
 OpFlows lower_comm_op(const TaskGraph& g, std::uint32_t op, const PlanCosts& costs) {
+  OpFlows out;
+  lower_comm_op(g, op, costs, out);
+  return out;
+}
+
+void lower_comm_op(const TaskGraph& g, std::uint32_t op, const PlanCosts& costs, OpFlows& out) {
   if (!costs.link_efficiency) throw std::invalid_argument("PlanCosts: link_efficiency is required");
   if (costs.gpus_per_node < 1) throw std::invalid_argument("PlanCosts: gpus_per_node must be >= 1");
   if (op >= g.comms().size()) throw std::invalid_argument("comm op " + std::to_string(op) + " does not exist");
-  OpFlows out;
+  out.kind = TaskKind::SendRecv;
+  out.flows.clear();
+  out.initial = 0;
+  out.ring_members = 0;
+  out.tail_s = 0;
+  out.gate_begin.clear();
+  out.member_gates.clear();
+  out.member_flows.clear();
+  out.members_by_task.clear();
   Lowering(g, op, costs, out).run();
-  return out;
 }
 
 double compute_seconds(const TaskGraph& g, TaskId t, const PlanCosts& costs) {

@@ -114,6 +114,10 @@ void check_comm_ops(const TaskGraph& g, int world_size);
 // Lowers op `op` of `g`. Throws std::invalid_argument naming the task for a malformed op (the
 // checks of check_comm_ops for this op) or a link efficiency outside (0, 1].
 OpFlows lower_comm_op(const TaskGraph& g, std::uint32_t op, const PlanCosts& costs);
+// The same into `out`, which is overwritten (every field; its vectors keep their capacity, so an
+// executor that reuses one OpFlows per op in flight allocates nothing in the steady state). On an
+// exception `out` holds a partial lowering.
+void lower_comm_op(const TaskGraph& g, std::uint32_t op, const PlanCosts& costs, OpFlows& out);
 
 // Compute seconds of a non-communication task; throws std::invalid_argument naming the task when
 // the cost is negative or not a number.

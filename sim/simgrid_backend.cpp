@@ -1,73 +1,17 @@
 #include "sim/simgrid_backend.h"
 
-#include <algorithm>
 #include <chrono>
 #include <cstdio>
 #include <memory>
-#include <unordered_map>
-#include <stdexcept>
-#include <vector>
 
 #include <unistd.h>
 
-#include "engine/analytic/collective_time.h"
-#include "engine/cost/route.h"
-#include "engine/cost/task_cost_memo.h"
+#include "sim/backend_costs.h"
 #include "sim/simulate.h"
 
 namespace hcpsim::sim {
 
 namespace {
-
-PlanCosts costs_from(const RunContext& ctx, const TaskGraph& g) {
-  PlanCosts c;
-  const CostModel& cost = ctx.cost;
-  // One memo per run, shared by the copies of these functions (the child process runs them alone).
-  auto memo = std::make_shared<TaskCostMemo>(cost, g);
-  c.compute_s = [memo](const Task& t) { return memo->compute_seconds(t); };
-  c.link_efficiency = [&cost](TaskKind op, double bytes, bool inter) {
-    return cost.link_efficiency(op, bytes, inter ? LinkClass::InterNode : LinkClass::IntraNode);
-  };
-  c.comm_load = [memo](const Task& t) { return memo->comm_compute_load(t); };
-  c.comm_overhead_s = [&cost](const Task& t) { return cost.comm_overhead_s(t); };
-  c.gpus_per_node = ctx.scenario.cluster.gpus_per_node;
-  auto routes = std::make_shared<const RouteModel>(ctx.scenario, cost);
-  if (cost.terms().nccl_p2p_channels) {
-    // The analytic backend's send/recv efficiency on the flow's route, relative to its one SimGrid
-    // path (the rail speed-up is applied on top).
-    // The op's communicator is the same for each of its flows: computed once per op (p2p_comm walks
-    // the op's members).
-    auto comms = std::make_shared<std::unordered_map<const CommOp*, NcclP2pComm>>();
-    c.p2p_efficiency = [routes, comms](const CommOp& op, std::int32_t src, std::int32_t dst, double bytes) {
-      const Route r = routes->route(src, dst);
-      auto it = comms->find(&op);
-      if (it == comms->end()) it = comms->emplace(&op, routes->p2p_comm(op)).first;
-      return routes->cost().p2p_efficiency(bytes, r.link_class, r.bottleneck_Bps, it->second);
-    };
-  }
-  if (cost.terms().nccl_ring_latency) {
-    // The analytic backend's pipeline of the ring collective (same hops, efficiencies and latency).
-    c.ring_pipeline = [routes](const CommOp& op) {
-      const RingPipeline p = ring_collective_pipeline(op, *routes);
-      return PlanCosts::RingPipelineCost{p.hop_efficiency, p.choice.latency_s};
-    };
-  }
-  if (cost.terms().nccl_rails) {
-    // The rails of RouteModel, as the analytic backend applies them, as speed-ups of the flows' one
-    // SimGrid path.
-    auto speedup = [](const Route& r) {
-      return !r.self && r.link_class == LinkClass::InterNode && r.one_rail_Bps > 0 ? std::max(1.0, r.bottleneck_Bps / r.one_rail_Bps)
-                                                                                    : 1.0;
-    };
-    c.ring_rail_speedups = [routes, speedup](const CommOp& op) {
-      std::vector<double> out;
-      for (const Route& r : ring_collective_hops(op, *routes)) out.push_back(speedup(r));
-      return out;
-    };
-    c.p2p_rail_speedup = [routes, speedup](std::int32_t src, std::int32_t dst) { return speedup(routes->route(src, dst)); };
-  }
-  return c;
-}
 
 class SimgridBackend : public Backend {
  public:
@@ -92,7 +36,7 @@ class SimgridBackend : public Backend {
         printed = tty;
       };
     }
-    simulate_in_child(g, costs_from(ctx, g), spec,
+    simulate_in_child(g, backend_plan_costs(ctx, g), spec,
                       [&](TaskId t, double s, double e) { sink.record_task(g, g.task(t), s, e); }, progress);
     if (printed) std::fprintf(stderr, "\n");
   }

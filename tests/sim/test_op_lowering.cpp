@@ -3,6 +3,8 @@
 
 #include <algorithm>
 #include <stdexcept>
+#include <string>
+#include <vector>
 
 #include "sim_test_util.h"
 
@@ -122,6 +124,73 @@ TEST(OpLowering, CheckFindsTasksTheirOpDoesNotList) {
   collective(k, TaskKind::AllToAll, {0, 1}, 10);
   k.task(k.comms()[0].tasks[1]).kind = TaskKind::AllGather;
   EXPECT_THROW(check_comm_ops(k, 8), std::invalid_argument);   // kind differs from the op's
+}
+
+// Every field of two lowerings, flow by flow.
+void expect_same_lowering(const OpFlows& a, const OpFlows& b, const std::string& what) {
+  SCOPED_TRACE(what);
+  EXPECT_EQ(a.kind, b.kind);
+  ASSERT_EQ(a.flows.size(), b.flows.size());
+  for (std::size_t f = 0; f < a.flows.size(); ++f) {
+    EXPECT_EQ(a.flows[f].src, b.flows[f].src) << f;
+    EXPECT_EQ(a.flows[f].dst, b.flows[f].dst) << f;
+    EXPECT_EQ(a.flows[f].wire_bytes, b.flows[f].wire_bytes) << f;
+    EXPECT_EQ(a.flows[f].src_member, b.flows[f].src_member) << f;
+    EXPECT_EQ(a.flows[f].dst_member, b.flows[f].dst_member) << f;
+    EXPECT_EQ(a.flows[f].gate, b.flows[f].gate) << f;
+  }
+  EXPECT_EQ(a.initial, b.initial);
+  EXPECT_EQ(a.ring_members, b.ring_members);
+  EXPECT_EQ(a.tail_s, b.tail_s);
+  EXPECT_EQ(a.gate_begin, b.gate_begin);
+  EXPECT_EQ(a.member_gates, b.member_gates);
+  EXPECT_EQ(a.member_flows, b.member_flows);
+  EXPECT_EQ(a.members_by_task, b.members_by_task);
+}
+
+TEST(OpLowering, LoweringIntoReusedStorageEqualsAFreshOne) {
+  // The executor lowers each op into a slot that held another op before: nothing of the previous
+  // op may survive. Ops of every shape, large before small and back.
+  TaskGraph g;
+  std::vector<int> ring(20);   // more members than the in-place rank scan handles
+  std::vector<Transfer> ring_sends;
+  for (int i = 0; i < 20; ++i) {
+    ring[static_cast<std::size_t>(i)] = i * 3;
+    ring_sends.push_back({i * 3, ((i + 1) % 20) * 3, 1000.0 + i});
+  }
+  sendrecv(g, ring, ring_sends);                                          // op 0
+  sendrecv(g, {4, 12}, {{4, 12, 500}, {12, 4, 700}});                     // op 1: two members
+  collective(g, TaskKind::AllToAll, {0, 1, 2, 9}, 400);                   // op 2
+  collective(g, TaskKind::AllGather, {0, 8, 16}, 90);                     // op 3: ring steps
+  sendrecv(g, {0, 1, 9}, {{0, 1, 1000}, {1, 9, 1000}, {9, 9, 1000}});     // op 4: a self-transfer
+  const PlanCosts c = unit_costs(8, 0.5, 0.25);
+  OpFlows reused;
+  for (std::uint32_t op : {0u, 1u, 2u, 3u, 0u, 4u, 2u, 1u}) {
+    lower_comm_op(g, op, c, reused);
+    expect_same_lowering(reused, lower_comm_op(g, op, c), "op " + std::to_string(op));
+  }
+  // The gate lists of the large send/recv op: member i opens its send and the one it receives.
+  lower_comm_op(g, 0, c, reused);
+  for (std::uint32_t m = 0; m < 20; ++m) {
+    ASSERT_EQ(reused.gate_begin[m + 1] - reused.gate_begin[m], 2u) << m;
+    EXPECT_EQ(reused.member_flows[m], 2u) << m;
+  }
+}
+
+TEST(OpLowering, TransfersNameTheFirstMemberOfARankInSmallAndLargeOps) {
+  // A rank listed twice: its transfers belong to its first member, whether the op is scanned in
+  // place (few members) or through a sorted index (many).
+  for (const std::size_t extra : {std::size_t{0}, std::size_t{30}}) {
+    TaskGraph g;
+    std::vector<int> ranks = {5, 7, 5};
+    for (std::size_t i = 0; i < extra; ++i) ranks.push_back(100 + static_cast<int>(i));
+    sendrecv(g, ranks, {{5, 7, 10}, {7, 5, 10}});
+    const OpFlows p = lower_comm_op(g, 0, unit_costs(8));
+    ASSERT_EQ(p.flows.size(), 2u);
+    EXPECT_EQ(p.flows[0].src_member, 0u) << extra;
+    EXPECT_EQ(p.flows[1].dst_member, 0u) << extra;
+    EXPECT_EQ(p.member_flows[2], 0u) << extra;   // the second member of rank 5 has no flow
+  }
 }
 
 TEST(OpLowering, NegativeComputeCostNamesTheTask) {

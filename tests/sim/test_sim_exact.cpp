@@ -2,6 +2,7 @@
 // the alpha-beta formula latency + bytes / bandwidth (or the compute duration) written out here.
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <stdexcept>
 
 #include "sim_test_util.h"
@@ -90,6 +91,62 @@ TEST(SimExact, OverlappingKernelsShareTheGpuInBothComputeModes) {
     EXPECT_TIME(r.end_s[c], 5.5e-3);
     EXPECT_TIME(r.end_s[b], 6e-3);
   }
+}
+
+TEST(SimExact, RunningNcclTasksTakeTheirComputeLoadUntilEachEnds) {
+  // A 1 ms kernel on GPU 0 while two send/recv tasks of GPU 0 run, taking 0.25 (op A) and 0.125
+  // (op B) of its compute (their peers on GPUs 1 and 2 take none). The flows use opposite
+  // directions of GPU 0's NVLink port, so neither slows the other; one moves 40 MB (ends at
+  // 2 us + 0.4 ms), the other 80 MB (2 us + 0.8 ms), both ways round. The kernel runs at
+  // 1 - 0.375 until the first ends, then at 1 - the load of the one still running, then alone.
+  for (const bool a_first : {true, false}) {
+    SCOPED_TRACE(a_first ? "A ends first" : "B ends first");
+    const double bytes_a = a_first ? 4e7 : 8e7, bytes_b = a_first ? 8e7 : 4e7;
+    TaskGraph g;
+    const TaskId k = compute(g, 0, 1e-3);
+    const auto a = sendrecv(g, {1, 0}, {{1, 0, bytes_a}});
+    const auto b = sendrecv(g, {0, 2}, {{0, 2, bytes_b}});
+    PlanCosts c = unit_costs(8);
+    c.comm_load = [](const Task& t) { return t.rank != 0 ? 0.0 : t.comm == 0 ? 0.25 : 0.125; };
+    const auto r = simulate(g, cluster(1, 8, 8), c);
+    const double end_a = kIntraLat_s + bytes_a / kNvl_Bps, end_b = kIntraLat_s + bytes_b / kNvl_Bps;
+    EXPECT_TIME(r.end_s[a[1]], end_a);
+    EXPECT_TIME(r.end_s[b[0]], end_b);
+    const double first = std::min(end_a, end_b), last = std::max(end_a, end_b);
+    const double share_then = a_first ? 1 - 0.125 : 1 - 0.25;
+    EXPECT_TIME(r.end_s[k], last + (1e-3 - 0.625 * first - share_then * (last - first)));
+    // Without the load the kernel is not slowed.
+    c.comm_load = [](const Task&) { return 0.0; };
+    EXPECT_TIME(simulate(g, cluster(1, 8, 8), c).end_s[k], 1e-3);
+  }
+}
+
+TEST(SimExact, NcclTasksEndTheirHostOverheadAfterTheirFlows) {
+  // Two send/recv ops on disjoint GPUs end their flows together; their four tasks end 0.1 ms later
+  // (the executor sets one timer for tasks due at the same instant), and so do the kernels that
+  // wait for them. A third op of another size ends alone, with an overhead of its own.
+  TaskGraph g;
+  const auto a = sendrecv(g, {0, 1}, {{0, 1, 4e7}});
+  const auto b = sendrecv(g, {2, 3}, {{2, 3, 4e7}});
+  const auto c = sendrecv(g, {4, 5}, {{4, 5, 1e7}});
+  const TaskId after_a = compute(g, 1, 1e-3);
+  const TaskId after_b = compute(g, 2, 2e-3);
+  g.add_dep(a[1], after_a);
+  g.add_dep(b[0], after_b);
+  PlanCosts costs = unit_costs(8);
+  costs.comm_overhead_s = [](const Task& t) { return t.comm == 2 ? 3e-5 : 1e-4; };
+  const auto r = simulate(g, cluster(1, 8, 8), costs);
+  const double flows_ab = kIntraLat_s + 4e7 / kNvl_Bps, end_ab = flows_ab + 1e-4;
+  for (TaskId t : {a[0], a[1], b[0], b[1]}) {
+    EXPECT_TIME(r.start_s[t], 0.0);
+    EXPECT_TIME(r.end_s[t], end_ab);
+  }
+  EXPECT_TIME(r.end_s[c[0]], kIntraLat_s + 1e7 / kNvl_Bps + 3e-5);
+  EXPECT_TIME(r.end_s[c[1]], kIntraLat_s + 1e7 / kNvl_Bps + 3e-5);
+  EXPECT_TIME(r.start_s[after_a], end_ab);
+  EXPECT_TIME(r.end_s[after_a], end_ab + 1e-3);
+  EXPECT_TIME(r.end_s[after_b], end_ab + 2e-3);
+  EXPECT_EQ(r.run.completed, g.size());
 }
 
 TEST(SimExact, AllToAllIsPairwiseFlowsLimitedByEachPort) {
