@@ -36,11 +36,6 @@ bool parse_into(const EnumNames<E, N>& table, std::string_view name, E& out) {
 const char* to_string(TaskKind k) { return name_of(kTaskKindNames, k); }
 bool parse_task_kind(std::string_view s, TaskKind& out) { return parse_into(kTaskKindNames, s, out); }
 
-bool is_communication(TaskKind k) {
-  return k == TaskKind::SendRecv || k == TaskKind::AllToAll || k == TaskKind::AllGather ||
-         k == TaskKind::ReduceScatter || k == TaskKind::AllReduce;
-}
-
 const char* to_string(Stream s) { return name_of(kStreamNames, s); }
 bool parse_stream(std::string_view s, Stream& out) { return parse_into(kStreamNames, s, out); }
 

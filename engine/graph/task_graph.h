@@ -36,7 +36,10 @@ constexpr int kTaskKindCount = 11;
 // "all_to_all", "all_gather", "reduce_scatter", "all_reduce", "gemm"
 const char* to_string(TaskKind k);
 bool parse_task_kind(std::string_view s, TaskKind& out);
-bool is_communication(TaskKind k);
+constexpr bool is_communication(TaskKind k) {
+  return k == TaskKind::SendRecv || k == TaskKind::AllToAll || k == TaskKind::AllGather ||
+         k == TaskKind::ReduceScatter || k == TaskKind::AllReduce;
+}
 
 // Streams of one GPU. Compute runs on main/cp; each NCCL communicator has its own stream.
 enum class Stream : std::uint8_t { Main, Cp, NcclA2A, NcclP2P, NcclCp, NcclTp };
