@@ -23,6 +23,10 @@ class IntervalUnion {
   // overwrites; the result holds exactly its merged parts.
   static IntervalUnion of(std::span<std::pair<double, double>> raw) {
     std::sort(raw.begin(), raw.end());
+    return of_sorted(raw);
+  }
+  // The same for `raw` already in ascending order (it is overwritten).
+  static IntervalUnion of_sorted(std::span<std::pair<double, double>> raw) {
     std::size_t w = 0;
     for (std::size_t i = 0; i < raw.size(); ++i) {
       if (w > 0 && raw[i].first <= raw[w - 1].second)

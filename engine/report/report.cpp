@@ -1,6 +1,7 @@
 #include "engine/report/report.h"
 
 #include <algorithm>
+#include <array>
 #include <atomic>
 #include <future>
 #include <map>
@@ -52,6 +53,13 @@ void classify_bytes(const EventFacts& e, std::span<const std::int32_t> peers, in
   for (const auto p : peers) (p / gpn == node ? intra : inter) += share;
 }
 
+// Where an event's busy interval is collected: compute events by stream, then communication events
+// by stream.
+constexpr std::size_t kLanes = 2 * kStreamCount;
+std::uint8_t lane(const EventFacts& e) {
+  return static_cast<std::uint8_t>((is_communication(e.kind) ? kStreamCount : 0) + static_cast<int>(e.stream));
+}
+
 // compute_report over a view of type View (EventView, or GraphEventView whose calls are not virtual).
 template <class View>
 Report report_of(const View& v, const Trace& header, const ReportOptions& options) {
@@ -66,13 +74,14 @@ Report report_of(const View& v, const Trace& header, const ReportOptions& option
   if (n == 0) return r;
   const int gpn = r.gpus_per_node;
   // The events' ranks in one array (4 bytes an event), read once from the events, then replaced by
-  // their RankIndex indices: everything grouped by rank below reads this array only. Whether each
-  // event is communication is noted in the same pass (1 byte an event), for the busy unions.
+  // their RankIndex indices: everything grouped by rank below reads this array only. Each event's
+  // lane (below) is noted in the same pass (1 byte an event), for the busy unions.
   std::vector<std::int32_t> slot_of(n);
-  std::vector<std::uint8_t> comm_of(n);
+  std::vector<std::uint8_t> lane_of(n);
   for (std::size_t i = 0; i < n; ++i) {
-    slot_of[i] = v.rank(i);
-    comm_of[i] = is_communication(v.kind(i)) ? 1 : 0;
+    const EventFacts e = v.at(i);
+    slot_of[i] = e.rank;
+    lane_of[i] = lane(e);
   }
   const RankIndex ranks(slot_of);
   for (auto& x : slot_of) x = static_cast<std::int32_t>(ranks.index(x));
@@ -85,24 +94,41 @@ Report report_of(const View& v, const Trace& header, const ReportOptions& option
   std::atomic<std::size_t> next_rank{0};
   const TaskTimes* times = v.times();
   auto build_unions = [&] {
-    IntervalUnion raw_compute, raw_comm;
+    // A rank's intervals by lane: the tasks of one stream follow each other, so each lane is
+    // usually in ascending order already, and sorting a rank's intervals is merging its lanes.
+    std::array<std::vector<std::pair<double, double>>, kLanes> lanes;
+    std::vector<std::pair<double, double>> raw;
+    auto union_of = [&](std::size_t lane0, std::size_t lane1) {
+      raw.clear();
+      for (std::size_t l = lane0; l < lane1; ++l) {
+        const auto mid = static_cast<std::ptrdiff_t>(raw.size());
+        raw.insert(raw.end(), lanes[l].begin(), lanes[l].end());
+        if (!std::is_sorted(raw.begin() + mid, raw.end())) std::sort(raw.begin() + mid, raw.end());
+        std::inplace_merge(raw.begin(), raw.begin() + mid, raw.end());
+        lanes[l].clear();
+      }
+      return IntervalUnion::of_sorted(raw);   // the order std::sort gives: the same union, bit for bit
+    };
     // A rank's events lie far apart in event order: each read is a cache miss unless asked for
     // early. With the view's array of times, that is the only read of an event here.
     constexpr std::size_t kPrefetchAhead_events = 16;
     for (std::size_t ri = next_rank++; ri < nr; ri = next_rank++) {
       for (std::uint32_t k = grouped.first[ri]; k < grouped.first[ri + 1]; ++k) {
         const std::uint32_t i = grouped.index[k];
-        IntervalUnion& raw = comm_of[i] ? raw_comm : raw_compute;
+        double a = 0, b = 0;
         if (times != nullptr) {
           if (k + kPrefetchAhead_events < n) __builtin_prefetch(times + grouped.index[k + kPrefetchAhead_events]);
-          raw.add(times[i].start_s, times[i].end_s);
+          a = times[i].start_s;
+          b = times[i].end_s;
         } else {
           const EventFacts e = v.at(i);
-          raw.add(e.start_s, e.end_s);
+          a = e.start_s;
+          b = e.end_s;
         }
+        if (b > a) lanes[lane_of[i]].emplace_back(a, b);
       }
-      compute[ri] = raw_compute.take_union();
-      comm[ri] = raw_comm.take_union();
+      compute[ri] = union_of(0, kStreamCount);
+      comm[ri] = union_of(kStreamCount, kLanes);
     }
   };
   // On a large run a second thread computes the critical path, then shares the busy unions with
@@ -159,7 +185,7 @@ Report report_of(const View& v, const Trace& header, const ReportOptions& option
   build_unions();
   const std::vector<PathStep> path =
       path_future.valid() ? path_future.get() : critical_path_steps(v, ranks, slot_of, grouped);
-  std::vector<std::uint8_t>().swap(comm_of);
+  std::vector<std::uint8_t>().swap(lane_of);
   std::set<int> layers;
   for (std::size_t l = 0; l < has_layer.size(); ++l)
     if (has_layer[l]) layers.insert(static_cast<int>(l) - 32768);

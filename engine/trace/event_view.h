@@ -47,8 +47,6 @@ class EventView {
   // at(i).rank, which a view may give without building the whole EventFacts (the report groups the
   // events by rank in passes that need nothing else).
   virtual std::int32_t rank(std::size_t i) const { return at(i).rank; }
-  // at(i).kind, likewise.
-  virtual TaskKind kind(std::size_t i) const { return at(i).kind; }
   // Equal for two events exactly when their display names are equal (members of one communication
   // call share a name; the critical path pairs them by it).
   virtual std::uint64_t name_key(std::size_t i) const = 0;

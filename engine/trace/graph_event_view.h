@@ -14,7 +14,7 @@
 
 namespace hcpsim {
 
-// final, and at(), rank(), kind() and name_key() defined here: the report's loops over a million
+// final, and at(), rank() and name_key() defined here: the report's loops over a million
 // events call them through a GraphEventView (engine/report/report.cpp), inlined instead of a
 // virtual call each.
 class GraphEventView final : public EventView {
@@ -35,7 +35,6 @@ class GraphEventView final : public EventView {
   }
   EventFacts untimed(std::size_t i) const override;
   std::int32_t rank(std::size_t i) const override { return g_.task(static_cast<TaskId>(i)).rank; }
-  TaskKind kind(std::size_t i) const override { return g_.task(static_cast<TaskId>(i)).kind; }
   // display_name is "L<layer>.<fwd|bwd>[.s<step>].<label>": the name is a function of these four
   // fields, packed here (step + 1 in 31 bits: ring steps are far below 2^31).
   std::uint64_t name_key(std::size_t i) const override {
