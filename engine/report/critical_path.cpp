@@ -39,10 +39,18 @@ std::vector<PathStep> steps_of(const View& v, const RankIndex& ranks, std::span<
   }
   auto start = [times](std::size_t i) { return times[i].start_s; };
   auto end = [times](std::size_t i) { return times[i].end_s; };
+  // In one pass: the first start, the last end, and the task that ends last (of the lowest rank,
+  // first in event order among equals), where the path starts.
   double t0 = start(0), t1 = end(0);
-  for (std::size_t i = 0; i < n; ++i) {
+  std::size_t last_task = 0;
+  for (std::size_t i = 1; i < n; ++i) {
     t0 = std::min(t0, start(i));
-    t1 = std::max(t1, end(i));
+    if (end(i) > t1) {
+      t1 = end(i);
+      last_task = i;
+    } else if (end(i) == t1 && v.rank(i) < v.rank(last_task)) {
+      last_task = i;
+    }
   }
   const double tol = 1e-9 * std::max(1e-12, t1 - t0);
   // Per rank: its event indices sorted by end time (ties by index), made when the path first
@@ -106,10 +114,7 @@ std::vector<PathStep> steps_of(const View& v, const RankIndex& ranks, std::span<
     }
     return best;
   };
-  // The task that ends last (t1), of the lowest rank, first in event order among equals.
-  std::size_t cur = n;
-  for (std::size_t i = 0; i < n; ++i)
-    if (end(i) == t1 && (cur == n || v.rank(i) < v.rank(cur))) cur = i;
+  std::size_t cur = last_task;
   std::unordered_set<std::size_t> visited;
   double frontier = end(cur);
   while (true) {

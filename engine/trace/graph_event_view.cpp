@@ -20,11 +20,13 @@ GraphEventView::GraphEventView(const TaskGraph& g, const std::vector<TaskTimes>&
   // are close together in task order, so the op tables cached on the way are built about once.
   const std::size_t n = g.size();
   OnDemand tables;
-  peer_begin_.reserve(n + 1);
-  peer_begin_.push_back(0);
+  peer_begin_.resize(n + 1);
+  std::uint32_t* begin = peer_begin_.data();
+  begin[0] = 0;
+  const Task* tasks = g.tasks().data();
   for (std::size_t i = 0; i < n; ++i) {
-    append_task_peers(tables, i, peers_);
-    peer_begin_.push_back(static_cast<std::uint32_t>(peers_.size()));
+    if (is_communication(tasks[i].kind)) append_task_peers(tables, i, peers_);   // compute tasks have none
+    begin[i + 1] = static_cast<std::uint32_t>(peers_.size());
   }
   peers_.shrink_to_fit();
 }
@@ -65,7 +67,7 @@ void GraphEventView::append_task_peers(OnDemand& d, std::size_t i, std::vector<s
     }
     if (at < slot.members.size()) {
       slot.next = at + 1;
-      out.insert(out.end(), slot.peers.begin() + slot.peer_begin[at], slot.peers.begin() + slot.peer_begin[at + 1]);
+      for (std::uint32_t k = slot.peer_begin[at]; k < slot.peer_begin[at + 1]; ++k) out.push_back(slot.peers[k]);
       return;
     }
   }
