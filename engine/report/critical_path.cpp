@@ -48,7 +48,7 @@ std::vector<PathStep> steps_of(const View& v, const RankIndex& ranks, std::span<
     if (end(i) > t1) {
       t1 = end(i);
       last_task = i;
-    } else if (end(i) == t1 && v.rank(i) < v.rank(last_task)) {
+    } else if (end(i) == t1 && slot_of[i] < slot_of[last_task]) {   // a lower rank (from the rank array)
       last_task = i;
     }
   }
@@ -105,12 +105,15 @@ std::vector<PathStep> steps_of(const View& v, const RankIndex& ranks, std::span<
     const auto c_peers = v.peers(cur);
     for (const std::uint32_t j : by_name[name_id.at(v.name_key(cur))]) {
       if (j == cur || std::abs(end(j) - c.end_s) > tol) continue;
+      // Linked first (a member's rank from the rank array, not from its event), then the kind: of
+      // the many members of a call that end together, few are linked.
+      const std::int32_t p_rank = ranks.rank(static_cast<std::size_t>(slot_of[j]));
+      if (std::find(c_peers.begin(), c_peers.end(), p_rank) == c_peers.end()) {
+        const auto p_peers = v.peers(j);
+        if (std::find(p_peers.begin(), p_peers.end(), c.rank) == p_peers.end()) continue;
+      }
       const EventFacts p = v.at(j);
-      if (p.kind != c.kind) continue;
-      const auto p_peers = v.peers(j);
-      const bool linked = std::find(c_peers.begin(), c_peers.end(), p.rank) != c_peers.end() ||
-                          std::find(p_peers.begin(), p_peers.end(), c.rank) != p_peers.end();
-      if (linked && p.start_s > start(best) + tol) best = j;
+      if (p.kind == c.kind && p.start_s > start(best) + tol) best = j;
     }
     return best;
   };
