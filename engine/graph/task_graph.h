@@ -131,6 +131,10 @@ class TaskGraph {
 
   // Adds a task and returns its id (its index in tasks()).
   TaskId add_task(Task t, std::string_view label);
+  // Adds a default Task with this label and returns its id; the caller sets its fields through
+  // task(id). For builders appending millions of tasks: the fields are written once, in place,
+  // instead of into a Task on the stack that is then copied.
+  TaskId add_task(std::string_view label);
   // `after` waits for `before`. Duplicate edges are ignored; self-edges throw.
   void add_dep(TaskId before, TaskId after);
   // Capacity hints for builders that know roughly how big the graph will get (no effect on content).

@@ -48,7 +48,8 @@ void ScheduleContext::take_pending(int rank, Stream s, TaskId t) {
 
 TaskId ScheduleContext::add(int rank, TaskKind kind, Stream stream, std::string_view label, int step,
                             double flops, double bytes) {
-  Task t;
+  const TaskId id = g.add_task(label);   // its fields written in place
+  Task& t = g.task(id);
   t.rank = rank;
   t.kind = kind;
   t.stream = stream;
@@ -57,7 +58,6 @@ TaskId ScheduleContext::add(int rank, TaskKind kind, Stream stream, std::string_
   t.step = step;
   t.flops = flops;
   t.bytes = bytes;
-  const TaskId id = g.add_task(t, label);
   TaskId& prev = last_[static_cast<std::size_t>(rank)][static_cast<std::size_t>(stream)];
   if (prev != kNone) g.add_dep(prev, id);
   prev = id;
