@@ -36,11 +36,6 @@ bool parse_into(const EnumNames<E, N>& table, std::string_view name, E& out) {
 const char* to_string(TaskKind k) { return name_of(kTaskKindNames, k); }
 bool parse_task_kind(std::string_view s, TaskKind& out) { return parse_into(kTaskKindNames, s, out); }
 
-bool is_communication(TaskKind k) {
-  return k == TaskKind::SendRecv || k == TaskKind::AllToAll || k == TaskKind::AllGather ||
-         k == TaskKind::ReduceScatter || k == TaskKind::AllReduce;
-}
-
 const char* to_string(Stream s) { return name_of(kStreamNames, s); }
 bool parse_stream(std::string_view s, Stream& out) { return parse_into(kStreamNames, s, out); }
 
@@ -103,9 +98,17 @@ TaskGraph& TaskGraph::operator=(TaskGraph&& o) noexcept {
 }
 
 TaskId TaskGraph::add_task(Task t, std::string_view label) {
+  const TaskId id = add_task(label);
+  const std::uint16_t interned = tasks_.back().label;
+  tasks_.back() = t;
+  tasks_.back().label = interned;
+  return id;
+}
+
+TaskId TaskGraph::add_task(std::string_view label) {
   if (tasks_.size() >= kNone) throw std::length_error("task graph: more than 2^32-1 tasks");
-  t.label = intern(label);
-  tasks_.push_back(t);
+  const std::uint16_t interned = intern(label);
+  tasks_.emplace_back().label = interned;
   dirty_.store(true, std::memory_order_relaxed);
   return static_cast<TaskId>(tasks_.size() - 1);
 }
@@ -267,8 +270,13 @@ std::vector<TaskId> TaskGraph::deps(TaskId id) const { return out_neighbours(rev
 std::vector<TaskId> TaskGraph::successors(TaskId id) const { return out_neighbours(adjacency(), id); }
 
 std::string TaskGraph::display_name(const Task& t) const {
-  std::string s = "L" + std::to_string(t.layer) + (t.pass == Pass::Forward ? ".fwd" : ".bwd");
-  if (t.step >= 0) s += ".s" + std::to_string(t.step);
+  std::string s = "L";   // appended piece by piece (GCC 12 warns falsely about "L" + std::string)
+  s += std::to_string(t.layer);
+  s += t.pass == Pass::Forward ? ".fwd" : ".bwd";
+  if (t.step >= 0) {
+    s += ".s";
+    s += std::to_string(t.step);
+  }
   s += '.';
   s += labels_.at(t.label);
   return s;

@@ -36,7 +36,10 @@ constexpr int kTaskKindCount = 11;
 // "all_to_all", "all_gather", "reduce_scatter", "all_reduce", "gemm"
 const char* to_string(TaskKind k);
 bool parse_task_kind(std::string_view s, TaskKind& out);
-bool is_communication(TaskKind k);
+constexpr bool is_communication(TaskKind k) {
+  return k == TaskKind::SendRecv || k == TaskKind::AllToAll || k == TaskKind::AllGather ||
+         k == TaskKind::ReduceScatter || k == TaskKind::AllReduce;
+}
 
 // Streams of one GPU. Compute runs on main/cp; each NCCL communicator has its own stream.
 enum class Stream : std::uint8_t { Main, Cp, NcclA2A, NcclP2P, NcclCp, NcclTp };
@@ -128,6 +131,10 @@ class TaskGraph {
 
   // Adds a task and returns its id (its index in tasks()).
   TaskId add_task(Task t, std::string_view label);
+  // Adds a default Task with this label and returns its id; the caller sets its fields through
+  // task(id). For builders appending millions of tasks: the fields are written once, in place,
+  // instead of into a Task on the stack that is then copied.
+  TaskId add_task(std::string_view label);
   // `after` waits for `before`. Duplicate edges are ignored; self-edges throw.
   void add_dep(TaskId before, TaskId after);
   // Capacity hints for builders that know roughly how big the graph will get (no effect on content).

@@ -7,6 +7,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <span>
 #include <unordered_map>
 #include <unordered_set>
 
@@ -17,9 +18,11 @@ namespace hcpsim {
 
 namespace {
 
-// critical_path_steps over a view of type View (EventView, or GraphEventView whose calls are not virtual).
+// critical_path_steps over a view of type View (EventView, or GraphEventView whose calls are not
+// virtual); slot_of[i] is the RankIndex index of event i's rank.
 template <class View>
-std::vector<PathStep> steps_of(const View& v) {
+std::vector<PathStep> steps_of(const View& v, const RankIndex& ranks, std::span<const std::int32_t> slot_of,
+                              const EventsByRank& grouped) {
   std::vector<PathStep> path;
   const std::size_t n = v.size();
   if (n == 0) return path;
@@ -34,99 +37,87 @@ std::vector<PathStep> steps_of(const View& v) {
     }
     times = copy.data();
   }
-  auto rank = [&v](std::size_t i) { return v.rank(i); };
   auto start = [times](std::size_t i) { return times[i].start_s; };
   auto end = [times](std::size_t i) { return times[i].end_s; };
+  // In one pass: the first start, the last end, and the task that ends last (of the lowest rank,
+  // first in event order among equals), where the path starts.
   double t0 = start(0), t1 = end(0);
-  for (std::size_t i = 0; i < n; ++i) {
+  std::size_t last_task = 0;
+  for (std::size_t i = 1; i < n; ++i) {
     t0 = std::min(t0, start(i));
-    t1 = std::max(t1, end(i));
+    if (end(i) > t1) {
+      t1 = end(i);
+      last_task = i;
+    } else if (end(i) == t1 && slot_of[i] < slot_of[last_task]) {   // a lower rank (from the rank array)
+      last_task = i;
+    }
   }
   const double tol = 1e-9 * std::max(1e-12, t1 - t0);
-  // Per rank: event indices sorted by end time, the ranks one after the other in one array
-  // (rank_first[ri] .. rank_first[ri + 1]): exact size, no per-rank vector growing by doubling.
-  const RankIndex ranks(v);
-  std::vector<std::uint32_t> rank_first(ranks.size() + 1, 0);
-  for (std::size_t i = 0; i < n; ++i) ++rank_first[ranks.index(rank(i)) + 1];
-  for (std::size_t ri = 0; ri < ranks.size(); ++ri) rank_first[ri + 1] += rank_first[ri];
-  std::vector<std::uint32_t> by_rank(n);
-  {
-    std::vector<std::uint32_t> fill(rank_first.begin(), rank_first.end() - 1);
-    for (std::size_t i = 0; i < n; ++i) by_rank[fill[ranks.index(rank(i))]++] = static_cast<std::uint32_t>(i);
-  }
-  {
-    // A rank's events lie far apart in task order: their end times are read once, in order and
-    // asked for 16 events ahead, and sorted with their indices (the same comparisons as sorting the
-    // indices by end time, hence the same order), instead of read at random during the sort.
+  // Per rank: its event indices sorted by end time (ties by index), made when the path first
+  // reaches the rank (a path visits few of the ranks of a large run). A rank's events lie far apart
+  // in event order: their end times are read once, in order and asked for 16 events ahead, and
+  // sorted with their indices (the same comparisons as sorting the indices by end time, hence the
+  // same order), instead of read at random during the sort.
+  std::vector<std::vector<std::uint32_t>> by_end(ranks.size());
+  std::vector<std::pair<double, std::uint32_t>> keyed;
+  auto events_by_end = [&](std::size_t ri) -> const std::vector<std::uint32_t>& {
+    std::vector<std::uint32_t>& out = by_end[ri];
+    if (!out.empty()) return out;
     constexpr std::size_t kPrefetchAhead_events = 16;
-    std::vector<std::pair<double, std::uint32_t>> keyed;
-    for (std::size_t ri = 0; ri < ranks.size(); ++ri) {
-      const std::uint32_t b = rank_first[ri], e = rank_first[ri + 1];
-      keyed.clear();
-      for (std::uint32_t k = b; k < e; ++k) {
-        if (k + kPrefetchAhead_events < n) __builtin_prefetch(times + by_rank[k + kPrefetchAhead_events]);
-        keyed.emplace_back(end(by_rank[k]), by_rank[k]);
-      }
-      using Keyed = std::pair<double, std::uint32_t>;
-      std::sort(keyed.begin(), keyed.end(), [](const Keyed& x, const Keyed& y) {
-        return x.first != y.first ? x.first < y.first : x.second < y.second;
-      });
-      for (std::uint32_t k = b; k < e; ++k) by_rank[k] = keyed[k - b].second;
+    const std::uint32_t b = grouped.first[ri], e = grouped.first[ri + 1];
+    keyed.clear();
+    for (std::uint32_t k = b; k < e; ++k) {
+      if (k + kPrefetchAhead_events < e) __builtin_prefetch(times + grouped.index[k + kPrefetchAhead_events]);
+      keyed.emplace_back(end(grouped.index[k]), grouped.index[k]);
     }
-  }
+    using Keyed = std::pair<double, std::uint32_t>;
+    std::sort(keyed.begin(), keyed.end(), [](const Keyed& x, const Keyed& y) {
+      return x.first != y.first ? x.first < y.first : x.second < y.second;
+    });
+    out.reserve(keyed.size());
+    for (const Keyed& k : keyed) out.push_back(k.second);
+    return out;
+  };
   // Members of one communication call share name and kind; partners are linked through peers.
-  // Grouped by name the same way: a dense id per distinct name (a few hundred), then one array.
-  // Members of one call are mostly consecutive events: the last key's id is checked before the map.
+  // Grouped by name in one pass: a dense id per distinct name (a few hundred), each with its events
+  // in event order. Members of one call are mostly consecutive events: the last key's id is checked
+  // before the map.
   std::unordered_map<std::uint64_t, std::uint32_t> name_id;
-  std::vector<std::uint32_t> name_first(1, 0);
-  std::uint64_t last_key = 0;
-  std::uint32_t last_id = kNone;
-  for (std::size_t i = 0; i < n; ++i) {
-    if (!is_communication(v.at(i).kind)) continue;
-    const std::uint64_t key = v.name_key(i);
-    if (last_id == kNone || key != last_key) {
-      const auto [it, added] = name_id.emplace(key, static_cast<std::uint32_t>(name_first.size() - 1));
-      if (added) name_first.push_back(0);
-      last_key = key;
-      last_id = it->second;
-    }
-    ++name_first[last_id + 1];
-  }
-  for (std::size_t k = 0; k + 1 < name_first.size(); ++k) name_first[k + 1] += name_first[k];
-  std::vector<std::uint32_t> by_name(name_first.back());
+  std::vector<std::vector<std::uint32_t>> by_name;   // by name id
   {
-    std::vector<std::uint32_t> fill(name_first.begin(), name_first.end() - 1);
-    last_id = kNone;
+    std::uint64_t last_key = 0;
+    std::vector<std::uint32_t>* last = nullptr;
     for (std::size_t i = 0; i < n; ++i) {
       if (!is_communication(v.at(i).kind)) continue;
       const std::uint64_t key = v.name_key(i);
-      if (last_id == kNone || key != last_key) {
+      if (last == nullptr || key != last_key) {
+        const auto [it, added] = name_id.emplace(key, static_cast<std::uint32_t>(by_name.size()));
+        if (added) by_name.emplace_back();
         last_key = key;
-        last_id = name_id.at(key);
+        last = &by_name[it->second];
       }
-      by_name[fill[last_id]++] = static_cast<std::uint32_t>(i);
+      last->push_back(static_cast<std::uint32_t>(i));
     }
   }
   auto latest_partner = [&](std::size_t cur) {
     std::size_t best = cur;
     const EventFacts c = v.at(cur);
     const auto c_peers = v.peers(cur);
-    const std::uint32_t id = name_id.at(v.name_key(cur));
-    for (std::uint32_t k = name_first[id]; k < name_first[id + 1]; ++k) {
-      const std::uint32_t j = by_name[k];
+    for (const std::uint32_t j : by_name[name_id.at(v.name_key(cur))]) {
       if (j == cur || std::abs(end(j) - c.end_s) > tol) continue;
+      // Linked first (a member's rank from the rank array, not from its event), then the kind: of
+      // the many members of a call that end together, few are linked.
+      const std::int32_t p_rank = ranks.rank(static_cast<std::size_t>(slot_of[j]));
+      if (std::find(c_peers.begin(), c_peers.end(), p_rank) == c_peers.end()) {
+        const auto p_peers = v.peers(j);
+        if (std::find(p_peers.begin(), p_peers.end(), c.rank) == p_peers.end()) continue;
+      }
       const EventFacts p = v.at(j);
-      if (p.kind != c.kind) continue;
-      const auto p_peers = v.peers(j);
-      const bool linked = std::find(c_peers.begin(), c_peers.end(), p.rank) != c_peers.end() ||
-                          std::find(p_peers.begin(), p_peers.end(), c.rank) != p_peers.end();
-      if (linked && p.start_s > start(best) + tol) best = j;
+      if (p.kind == c.kind && p.start_s > start(best) + tol) best = j;
     }
     return best;
   };
-  std::size_t cur = 0;
-  for (std::size_t i = 1; i < n; ++i)
-    if (end(i) > end(cur) || (end(i) == end(cur) && rank(i) < rank(cur))) cur = i;
+  std::size_t cur = last_task;
   std::unordered_set<std::size_t> visited;
   double frontier = end(cur);
   while (true) {
@@ -139,9 +130,9 @@ std::vector<PathStep> steps_of(const View& v) {
     path.push_back({cur, e_start, e_end});
     frontier = e_start;
     // Predecessor: same rank, latest end not after this start.
-    const std::size_t ri = ranks.index(rank(cur));
-    const auto first = by_rank.begin() + rank_first[ri];
-    auto it = std::upper_bound(first, by_rank.begin() + rank_first[ri + 1], start(cur) + tol,
+    const std::vector<std::uint32_t>& same_rank = events_by_end(static_cast<std::size_t>(slot_of[cur]));
+    const auto first = same_rank.begin();
+    auto it = std::upper_bound(first, same_rank.end(), start(cur) + tol,
                                [&](double x, std::uint32_t i) { return x < end(i); });
     std::size_t next = n;
     while (it != first) {
@@ -160,9 +151,18 @@ std::vector<PathStep> steps_of(const View& v) {
 
 }  // namespace
 
+std::vector<PathStep> critical_path_steps(const EventView& v, const RankIndex& ranks,
+                                          std::span<const std::int32_t> slot_of, const EventsByRank& grouped) {
+  if (const auto* g = dynamic_cast<const GraphEventView*>(&v)) return steps_of(*g, ranks, slot_of, grouped);
+  return steps_of(v, ranks, slot_of, grouped);
+}
+
 std::vector<PathStep> critical_path_steps(const EventView& v) {
-  if (const auto* g = dynamic_cast<const GraphEventView*>(&v)) return steps_of(*g);
-  return steps_of(v);
+  std::vector<std::int32_t> slot_of(v.size());
+  for (std::size_t i = 0; i < slot_of.size(); ++i) slot_of[i] = v.rank(i);
+  const RankIndex ranks(slot_of);
+  for (auto& x : slot_of) x = static_cast<std::int32_t>(ranks.index(x));
+  return critical_path_steps(v, ranks, slot_of, group_by_rank(slot_of, ranks.size()));
 }
 
 std::vector<CriticalPathEntry> critical_path_entries(const EventView& v, const std::vector<PathStep>& path) {

@@ -1,6 +1,7 @@
 #pragma once
 // Sorted disjoint interval unions, for busy-time and overlap metrics. Seconds.
 #include <algorithm>
+#include <span>
 #include <utility>
 #include <vector>
 
@@ -14,17 +15,27 @@ class IntervalUnion {
   // The union of what was added, holding exactly its merged parts (no spare capacity); this one is
   // left empty with its capacity kept, ready to collect the next set of intervals.
   IntervalUnion take_union() {
-    std::sort(raw_.begin(), raw_.end());
+    IntervalUnion u = of(raw_);
+    raw_.clear();
+    return u;
+  }
+  // The union of the intervals in `raw` (each with b > a, as add() keeps them), which it sorts and
+  // overwrites; the result holds exactly its merged parts.
+  static IntervalUnion of(std::span<std::pair<double, double>> raw) {
+    std::sort(raw.begin(), raw.end());
+    return of_sorted(raw);
+  }
+  // The same for `raw` already in ascending order (it is overwritten).
+  static IntervalUnion of_sorted(std::span<std::pair<double, double>> raw) {
     std::size_t w = 0;
-    for (std::size_t i = 0; i < raw_.size(); ++i) {
-      if (w > 0 && raw_[i].first <= raw_[w - 1].second)
-        raw_[w - 1].second = std::max(raw_[w - 1].second, raw_[i].second);
+    for (std::size_t i = 0; i < raw.size(); ++i) {
+      if (w > 0 && raw[i].first <= raw[w - 1].second)
+        raw[w - 1].second = std::max(raw[w - 1].second, raw[i].second);
       else
-        raw_[w++] = raw_[i];
+        raw[w++] = raw[i];
     }
     IntervalUnion u;
-    u.merged_.assign(raw_.begin(), raw_.begin() + static_cast<std::ptrdiff_t>(w));
-    raw_.clear();
+    u.merged_.assign(raw.begin(), raw.begin() + static_cast<std::ptrdiff_t>(w));
     return u;
   }
   // Total length of the union.

@@ -1,6 +1,8 @@
 #include "engine/report/report.h"
 
 #include <algorithm>
+#include <array>
+#include <atomic>
 #include <future>
 #include <map>
 #include <set>
@@ -51,6 +53,13 @@ void classify_bytes(const EventFacts& e, std::span<const std::int32_t> peers, in
   for (const auto p : peers) (p / gpn == node ? intra : inter) += share;
 }
 
+// Where an event's busy interval is collected: compute events by stream, then communication events
+// by stream.
+constexpr std::size_t kLanes = 2 * kStreamCount;
+std::uint8_t lane(const EventFacts& e) {
+  return static_cast<std::uint8_t>((is_communication(e.kind) ? kStreamCount : 0) + static_cast<int>(e.stream));
+}
+
 // compute_report over a view of type View (EventView, or GraphEventView whose calls are not virtual).
 template <class View>
 Report report_of(const View& v, const Trace& header, const ReportOptions& options) {
@@ -64,39 +73,75 @@ Report report_of(const View& v, const Trace& header, const ReportOptions& option
   const std::size_t n = v.size();
   if (n == 0) return r;
   const int gpn = r.gpus_per_node;
-  // The critical path reads the view only: on a large run it is computed on a second thread while
-  // this one computes the busy unions and the spans (the view's const methods are thread-safe).
+  // The events' ranks in one array (4 bytes an event), read once from the events, then replaced by
+  // their RankIndex indices: everything grouped by rank below reads this array only. Each event's
+  // lane (below) is noted in the same pass (1 byte an event), for the busy unions.
+  std::vector<std::int32_t> slot_of(n);
+  std::vector<std::uint8_t> lane_of(n);
+  for (std::size_t i = 0; i < n; ++i) {
+    const EventFacts e = v.at(i);
+    slot_of[i] = e.rank;
+    lane_of[i] = lane(e);
+  }
+  const RankIndex ranks(slot_of);
+  for (auto& x : slot_of) x = static_cast<std::int32_t>(ranks.index(x));
+  const std::size_t nr = ranks.size();
+  const EventsByRank grouped = group_by_rank(slot_of, nr);
+  // Busy unions per rank (vectors indexed by RankIndex: ascending ranks, as a map would visit them),
+  // one rank at a time, so that only one rank's raw intervals exist at once and the unions keep
+  // their merged parts only. Ranks are handed out by a counter, so that two threads can share them.
+  std::vector<IntervalUnion> compute(nr), comm(nr);
+  std::atomic<std::size_t> next_rank{0};
+  const TaskTimes* times = v.times();
+  auto build_unions = [&] {
+    // A rank's intervals by lane: the tasks of one stream follow each other, so each lane is
+    // usually in ascending order already, and sorting a rank's intervals is merging its lanes.
+    std::array<std::vector<std::pair<double, double>>, kLanes> lanes;
+    std::vector<std::pair<double, double>> raw;
+    auto union_of = [&](std::size_t lane0, std::size_t lane1) {
+      raw.clear();
+      for (std::size_t l = lane0; l < lane1; ++l) {
+        const auto mid = static_cast<std::ptrdiff_t>(raw.size());
+        raw.insert(raw.end(), lanes[l].begin(), lanes[l].end());
+        if (!std::is_sorted(raw.begin() + mid, raw.end())) std::sort(raw.begin() + mid, raw.end());
+        std::inplace_merge(raw.begin(), raw.begin() + mid, raw.end());
+        lanes[l].clear();
+      }
+      return IntervalUnion::of_sorted(raw);   // the order std::sort gives: the same union, bit for bit
+    };
+    // A rank's events lie far apart in event order: each read is a cache miss unless asked for
+    // early. With the view's array of times, that is the only read of an event here.
+    constexpr std::size_t kPrefetchAhead_events = 16;
+    for (std::size_t ri = next_rank++; ri < nr; ri = next_rank++) {
+      for (std::uint32_t k = grouped.first[ri]; k < grouped.first[ri + 1]; ++k) {
+        const std::uint32_t i = grouped.index[k];
+        double a = 0, b = 0;
+        if (times != nullptr) {
+          if (k + kPrefetchAhead_events < n) __builtin_prefetch(times + grouped.index[k + kPrefetchAhead_events]);
+          a = times[i].start_s;
+          b = times[i].end_s;
+        } else {
+          const EventFacts e = v.at(i);
+          a = e.start_s;
+          b = e.end_s;
+        }
+        if (b > a) lanes[lane_of[i]].emplace_back(a, b);
+      }
+      compute[ri] = union_of(0, kStreamCount);
+      comm[ri] = union_of(kStreamCount, kLanes);
+    }
+  };
+  // On a large run a second thread computes the critical path, then shares the busy unions with
+  // this one, which first makes the pass over the events below (the view's const methods are
+  // thread-safe; each union is one rank's, whoever computes it).
   constexpr std::size_t kParallelFrom_events = 100000;
   std::future<std::vector<PathStep>> path_future;
-  if (n >= kParallelFrom_events) path_future = std::async(std::launch::async, [&v] { return critical_path_steps(v); });
-
-  // Busy unions per rank (vectors indexed by RankIndex: ascending ranks, as a map would visit them).
-  const RankIndex ranks(v);
-  const std::size_t nr = ranks.size();
-  std::vector<IntervalUnion> compute(nr), comm(nr);
-  {
-    // One rank at a time, so that only one rank's raw intervals exist at once and the unions keep
-    // their merged parts only: the events grouped by rank (4 bytes an event) first.
-    std::vector<std::uint32_t> first(nr + 1, 0);
-    for (std::size_t i = 0; i < n; ++i) ++first[ranks.index(v.rank(i)) + 1];
-    for (std::size_t ri = 0; ri < nr; ++ri) first[ri + 1] += first[ri];
-    std::vector<std::uint32_t> by_rank(n);
-    std::vector<std::uint32_t> fill(first.begin(), first.end() - 1);
-    for (std::size_t i = 0; i < n; ++i) by_rank[fill[ranks.index(v.rank(i))]++] = static_cast<std::uint32_t>(i);
-    IntervalUnion raw_compute, raw_comm;
-    // A rank's events lie far apart in task order: each read is a cache miss unless asked for early.
-    constexpr std::size_t kPrefetchAhead_events = 16;
-    for (std::size_t ri = 0; ri < nr; ++ri) {
-      for (std::uint32_t k = first[ri]; k < first[ri + 1]; ++k) {
-        if constexpr (requires { v.prefetch(0); })
-          if (k + kPrefetchAhead_events < n) v.prefetch(by_rank[k + kPrefetchAhead_events]);
-        const EventFacts e = v.at(by_rank[k]);
-        (is_communication(e.kind) ? raw_comm : raw_compute).add(e.start_s, e.end_s);
-      }
-      compute[ri] = raw_compute.take_union();
-      comm[ri] = raw_comm.take_union();
-    }
-  }
+  if (n >= kParallelFrom_events)
+    path_future = std::async(std::launch::async, [&] {
+      std::vector<PathStep> path = critical_path_steps(v, ranks, slot_of, grouped);
+      build_unions();
+      return path;
+    });
   double t0 = 1e300, t1 = -1e300;
   std::vector<double> rank_end(nr, 0.0);
   std::vector<bool> has_layer(1 << 16, false);   // by layer + 32768 (int16 layers; a tree insert per event cost more)
@@ -109,7 +154,7 @@ Report report_of(const View& v, const Trace& header, const ReportOptions& option
   std::vector<Span>* last_attn = nullptr;   // attn[last_key], once an event of that key needed it
   for (std::size_t i = 0; i < n; ++i) {
     const EventFacts e = v.at(i);
-    const std::size_t ri = ranks.index(e.rank);
+    const auto ri = static_cast<std::size_t>(slot_of[i]);
     const std::pair<int, int> key{e.layer, static_cast<int>(e.pass)};
     if (last_whole == nullptr || key != last_key) {
       auto& w = whole[key];
@@ -136,6 +181,11 @@ Report report_of(const View& v, const Trace& header, const ReportOptions& option
     (e.pass == Pass::Forward ? r.has_forward : r.has_backward) = true;
     classify_bytes(e, v.peers(i), gpn, r.bytes_intra_node, r.bytes_inter_node);
   }
+  // This thread's share of the unions, then the path (which waits for the other thread's share).
+  build_unions();
+  const std::vector<PathStep> path =
+      path_future.valid() ? path_future.get() : critical_path_steps(v, ranks, slot_of, grouped);
+  std::vector<std::uint8_t>().swap(lane_of);
   std::set<int> layers;
   for (std::size_t l = 0; l < has_layer.size(); ++l)
     if (has_layer[l]) layers.insert(static_cast<int>(l) - 32768);
@@ -158,7 +208,6 @@ Report report_of(const View& v, const Trace& header, const ReportOptions& option
   r.slowest_rank = ranks.rank(slowest);
 
   // Critical path and exposed communication on it.
-  const std::vector<PathStep> path = path_future.valid() ? path_future.get() : critical_path_steps(v);
   r.critical_path = critical_path_entries(v, path);
   std::map<std::pair<int, int>, double> exposed;
   double prev_end = t0;
@@ -181,9 +230,10 @@ Report report_of(const View& v, const Trace& header, const ReportOptions& option
   // Slowest rank's most exposed communication task.
   double worst = -1;
   std::size_t worst_index = n;
-  for (std::size_t i = 0; i < n; ++i) {
+  for (std::uint32_t k = grouped.first[slowest]; k < grouped.first[slowest + 1]; ++k) {   // in event order
+    const std::size_t i = grouped.index[k];
     const EventFacts e = v.at(i);
-    if (e.rank != r.slowest_rank || !is_communication(e.kind)) continue;
+    if (!is_communication(e.kind)) continue;
     const double cover = compute[slowest].covered(e.start_s, e.end_s);
     const double x = (e.end_s - e.start_s) - cover;
     if (x > worst + 1e-15) {

@@ -46,26 +46,32 @@ void exchange(ScheduleContext& ctx, GroupKind group, Stream nccl, const std::vec
   const std::int64_t A64 = A;
   auto perm = [&](const A2AItem& it) {
     const double T = tensor_bytes(ctx, it);
+    const std::string label = "perm_" + it.name;
     for (const auto& grp : groups)
       for (int rank : grp) {
-        const TaskId t = ctx.add(rank, TaskKind::Copy, Stream::Main, "perm_" + it.name, -1, 0, 2 * T);
-        ctx.payload(t, before ? PayloadOp::HeadSplit : PayloadOp::NaturalToChunks, {ctx.key(it.in)},
-                    {ctx.key(BufName::Send, it.tensor_id)}, {A64, it.col0, it.dim});
+        const TaskId t = ctx.add(rank, TaskKind::Copy, Stream::Main, label, -1, 0, 2 * T);
+        if (ctx.with_payloads())
+          ctx.payload(t, before ? PayloadOp::HeadSplit : PayloadOp::NaturalToChunks, {ctx.key(it.in)},
+                      {ctx.key(BufName::Send, it.tensor_id)}, {A64, it.col0, it.dim});
       }
   };
   auto a2a = [&](const A2AItem& it) {
     const double T = tensor_bytes(ctx, it);
     const double sent = T * (A - 1) / A;
+    const std::string label = "a2a_" + it.name;
     for (std::size_t gi = 0; gi < groups.size(); ++gi) {
       CommOp op;
       op.kind = TaskKind::AllToAll;
       op.group = group;
       op.group_index = static_cast<int>(gi);
       op.bytes_per_rank = T;
+      op.ranks.reserve(groups[gi].size());
+      op.tasks.reserve(groups[gi].size());
       for (int rank : groups[gi]) {
-        const TaskId t = ctx.add_nccl(rank, TaskKind::AllToAll, nccl, Stream::Main, "a2a_" + it.name, -1, sent);
-        ctx.payload(t, PayloadOp::AllToAll, {ctx.key(BufName::Send, it.tensor_id)},
-                    {ctx.key(BufName::Recv, it.tensor_id)});
+        const TaskId t = ctx.add_nccl(rank, TaskKind::AllToAll, nccl, Stream::Main, label, -1, sent);
+        if (ctx.with_payloads())
+          ctx.payload(t, PayloadOp::AllToAll, {ctx.key(BufName::Send, it.tensor_id)},
+                      {ctx.key(BufName::Recv, it.tensor_id)});
         op.ranks.push_back(rank);
         op.tasks.push_back(t);
       }
@@ -74,12 +80,14 @@ void exchange(ScheduleContext& ctx, GroupKind group, Stream nccl, const std::vec
   };
   auto reord = [&](const A2AItem& it) {
     const double T = tensor_bytes(ctx, it);
+    const std::string label = "reord_" + it.name;
     for (const auto& grp : groups)
       for (int rank : grp) {
         ctx.wait(rank, Stream::Cp, ctx.last(rank, nccl));
-        const TaskId t = ctx.add(rank, TaskKind::Copy, Stream::Cp, "reord_" + it.name, -1, 0, 2 * T);
-        ctx.payload(t, before ? PayloadOp::ChunksToNatural : PayloadOp::HeadMerge,
-                    {ctx.key(BufName::Recv, it.tensor_id)}, {ctx.key(it.out)}, {A64});
+        const TaskId t = ctx.add(rank, TaskKind::Copy, Stream::Cp, label, -1, 0, 2 * T);
+        if (ctx.with_payloads())
+          ctx.payload(t, before ? PayloadOp::ChunksToNatural : PayloadOp::HeadMerge,
+                      {ctx.key(BufName::Recv, it.tensor_id)}, {ctx.key(it.out)}, {A64});
       }
   };
   // Reord_k must wait for A2A_k exactly, not for later a2a's: remember each a2a per rank.
@@ -97,11 +105,13 @@ void exchange(ScheduleContext& ctx, GroupKind group, Stream nccl, const std::vec
         for (int rank : grp) ctx.wait(rank, Stream::Cp, a2a_task[k - 1][static_cast<std::size_t>(rank)]);
       const auto& it = items[k - 1];
       const double T = tensor_bytes(ctx, it);
+      const std::string label = "reord_" + it.name;
       for (const auto& grp : groups)
         for (int rank : grp) {
-          const TaskId t = ctx.add(rank, TaskKind::Copy, Stream::Cp, "reord_" + it.name, -1, 0, 2 * T);
-          ctx.payload(t, before ? PayloadOp::ChunksToNatural : PayloadOp::HeadMerge,
-                      {ctx.key(BufName::Recv, it.tensor_id)}, {ctx.key(it.out)}, {A64});
+          const TaskId t = ctx.add(rank, TaskKind::Copy, Stream::Cp, label, -1, 0, 2 * T);
+          if (ctx.with_payloads())
+            ctx.payload(t, before ? PayloadOp::ChunksToNatural : PayloadOp::HeadMerge,
+                        {ctx.key(BufName::Recv, it.tensor_id)}, {ctx.key(it.out)}, {A64});
         }
     }
   }

@@ -139,6 +139,53 @@ void build_layer_pass(schedule::ScheduleContext& ctx, const Scenario& s, int lay
 
 }  // namespace
 
+namespace {
+
+// Tasks one rank gets in one layer and pass of `type` (see the task lists of p2p_ring.cpp and
+// a2a_ulysses.cpp), or 0 when not known in closed form.
+std::size_t tasks_per_rank(const RankLayout& layout, CpCommType type, Pass pass) {
+  const bool fwd = pass == Pass::Forward;
+  // Ring of R ranks: forward kv_concat, R-1 exchanges, R kernels, R merges, out_corr; backward
+  // kv_init, then per step an exchange, a kernel, dq_acc and dkv_add.
+  auto ring = [fwd](std::size_t R) { return fwd ? 3 * R + 1 : 4 * R + 1; };
+  // a2a: perm, a2a and reord per tensor (forward Q, K, V before and O after; backward dO before
+  // and dQ, dK, dV after).
+  constexpr std::size_t a2a_tensors = 4 * 3;
+  switch (type) {
+    case CpCommType::P2P:
+      return ring(static_cast<std::size_t>(layout.cp()));
+    case CpCommType::A2A:
+      return a2a_tensors + 1;
+    case CpCommType::A2AP2P: {
+      if (!layout.hierarchical()) return 0;
+      const auto A = static_cast<std::size_t>(layout.a2a_size()), P = static_cast<std::size_t>(layout.ring_size());
+      if (A == 1) return ring(P);
+      if (P == 1) return a2a_tensors + 1;
+      return a2a_tensors + ring(P);
+    }
+    default:
+      return 0;
+  }
+}
+
+}  // namespace
+
+std::size_t expected_task_count(const Scenario& s, const RankLayout& layout, const GraphOptions& options) {
+  if (options.whole_layer || !options.attention || options.silent_disable_pitfall || s.hyperparallel_cp() ||
+      layout.cp() < 2 || options.layers < 1)
+    return 0;
+  std::size_t per_rank = 0;
+  for (const Pass pass : {Pass::Forward, Pass::Backward}) {
+    if (!(pass == Pass::Forward ? options.forward : options.backward)) continue;
+    for (int layer = 0; layer < options.layers; ++layer) {
+      const std::size_t k = tasks_per_rank(layout, s.comm_type_for_layer(layer), pass);
+      if (k == 0) return 0;
+      per_rank += k;
+    }
+  }
+  return per_rank * static_cast<std::size_t>(layout.world_size());
+}
+
 TaskGraph build_task_graph(const Scenario& s, const RankLayout& layout, const GraphOptions& options) {
   check_inputs(s, layout, options);
   TaskGraph g;
@@ -146,6 +193,8 @@ TaskGraph build_task_graph(const Scenario& s, const RankLayout& layout, const Gr
   g.layers = options.layers;
   g.scenario_name = s.name;
   schedule::ScheduleContext ctx(g, s, layout, options);
+  // About two dependencies a task; a little more is reserved than used, rather than a doubling.
+  if (const std::size_t tasks = expected_task_count(s, layout, options)) g.reserve(tasks, tasks * 5 / 2);
   // Layers of one pass are usually alike: once the first is built, reserve room for the rest so
   // that million-task graphs are not copied while they grow.
   auto build_pass = [&](Pass pass) {

@@ -32,4 +32,10 @@ GraphOptions graph_options_from(const Scenario& s);
 
 TaskGraph build_task_graph(const Scenario& s, const RankLayout& layout, const GraphOptions& options);
 
+// The number of tasks build_task_graph will create, when the schedules involved give it in closed
+// form (attention only, comm types p2p, a2a and a2a+p2p), else 0. The builder reserves that much
+// before the first layer, so that a million-task graph is not grown by doubling (each doubling
+// copies the tasks, and the allocator keeps the memory of the smaller copies).
+std::size_t expected_task_count(const Scenario& s, const RankLayout& layout, const GraphOptions& options);
+
 }  // namespace hcpsim

@@ -88,6 +88,26 @@ AttentionShape shape_of(const ScheduleContext& ctx, const RingIO& io, MaskSectio
   return a;
 }
 
+// The prepared attention of every (mask section, KV source) pair a ring issues, filled on first use
+// (so shapes enter the graph's table in the order the kernels first use them).
+class RingShapes {
+ public:
+  RingShapes(ScheduleContext& ctx, const RingIO& io, Pass pass, int R)
+      : ctx_(ctx), io_(io), pass_(pass), R_(R), table_(static_cast<std::size_t>(4 * R)) {}
+  const ScheduleContext::PreparedAttention& get(MaskSection m, int source) {
+    auto& p = table_[static_cast<std::size_t>(static_cast<int>(m) * R_ + source)];
+    if (p.shape == kNone) p = ctx_.prepare_attention(pass_, shape_of(ctx_, io_, m, source));
+    return p;
+  }
+
+ private:
+  ScheduleContext& ctx_;
+  const RingIO& io_;
+  Pass pass_;
+  int R_;
+  std::vector<ScheduleContext::PreparedAttention> table_;   // by section (diagonal..full) * R + source
+};
+
 std::vector<std::int64_t> tile_args(const Tile& t) {
   return {t.q_off, t.q_len, t.kv_off, t.kv_len, t.causal ? 1 : 0};
 }
@@ -115,7 +135,8 @@ void build_ring_forward(ScheduleContext& ctx, const RingIO& io) {
     for (int r = 0; r < R; ++r) {
       const int rank = grp[static_cast<std::size_t>(r)];
       const TaskId t = ctx.add(rank, TaskKind::Copy, Stream::Main, "kv_concat", -1, 0, 2 * held.kv);
-      ctx.payload(t, PayloadOp::Concat, {ctx.key(io.k), ctx.key(io.v)}, {ctx.key(BufName::KV, 0)});
+      if (ctx.with_payloads())
+        ctx.payload(t, PayloadOp::Concat, {ctx.key(io.k), ctx.key(io.v)}, {ctx.key(BufName::KV, 0)});
     }
 
   const bool te_bytes = ctx.scenario.cluster.efficiency.terms.memory_operators;
@@ -125,13 +146,16 @@ void build_ring_forward(ScheduleContext& ctx, const RingIO& io) {
     if (te_bytes && k == 0) bytes = 2 * held.lse;
     else if (te_bytes && ring_forward_section(k, r, causal) == MaskSection::Upper) bytes = 1.5 * held.lse;
     const TaskId t = ctx.add(rank, TaskKind::LseMerge, sigma(k), "lse_merge", k, 0, bytes);
-    std::vector<std::uint64_t> in;
-    if (k > 0) in.push_back(ctx.key(BufName::Lse, k - 1));
-    in.push_back(ctx.key(BufName::StepLse, k));
-    ctx.payload(t, PayloadOp::LseMerge, std::move(in), {ctx.key(BufName::Lse, k)});
+    if (ctx.with_payloads()) {
+      std::vector<std::uint64_t> in;
+      if (k > 0) in.push_back(ctx.key(BufName::Lse, k - 1));
+      in.push_back(ctx.key(BufName::StepLse, k));
+      ctx.payload(t, PayloadOp::LseMerge, std::move(in), {ctx.key(BufName::Lse, k)});
+    }
     merge_prev[static_cast<std::size_t>(rank)] = t;
   };
 
+  RingShapes shapes(ctx, io, Pass::Forward, R);
   for (int i = 0; i < R; ++i) {
     const Stream st = sigma(i);
     for (std::size_t gi = 0; gi < groups.size(); ++gi) {
@@ -152,18 +176,19 @@ void build_ring_forward(ScheduleContext& ctx, const RingIO& io) {
         ctx.wait(rank, st, sr_prev[static_cast<std::size_t>(rank)]);
         if (i < R - 1) {
           const TaskId sr = ctx.add_nccl(rank, TaskKind::SendRecv, Stream::NcclP2P, st, "send_recv_kv", i, held.kv);
-          ctx.payload(sr, PayloadOp::SendRecv, {ctx.key(BufName::KV, i)}, {ctx.key(BufName::KV, i + 1)},
-                      {next, prev});
+          if (ctx.with_payloads())
+            ctx.payload(sr, PayloadOp::SendRecv, {ctx.key(BufName::KV, i)}, {ctx.key(BufName::KV, i + 1)},
+                        {next, prev});
           op.ranks.push_back(rank);
           op.tasks.push_back(sr);
           op.transfers.push_back({rank, next, held.kv});
           sr_prev[static_cast<std::size_t>(rank)] = sr;
         }
         const MaskSection m = ring_forward_section(i, r, causal);
-        const AttentionShape a = shape_of(ctx, io, m, ((r - i) % R + R) % R);
-        const TaskId at = ctx.add_attention(rank, Pass::Forward, st, i, a);
-        ctx.payload(at, PayloadOp::AttnFwd, {ctx.key(io.q), ctx.key(BufName::KV, i)},
-                    {ctx.key(BufName::StepOut, i), ctx.key(BufName::StepLse, i)}, tile_args(tile_of(m, io.c)));
+        const TaskId at = ctx.add_attention(rank, Pass::Forward, st, i, shapes.get(m, ((r - i) % R + R) % R));
+        if (ctx.with_payloads())
+          ctx.payload(at, PayloadOp::AttnFwd, {ctx.key(io.q), ctx.key(BufName::KV, i)},
+                      {ctx.key(BufName::StepOut, i), ctx.key(BufName::StepLse, i)}, tile_args(tile_of(m, io.c)));
         if (i >= 1) merge(rank, r, i - 1);
       }
       if (i < R - 1) ctx.add_comm(std::move(op));
@@ -183,6 +208,7 @@ void build_ring_forward(ScheduleContext& ctx, const RingIO& io) {
         }
       }
       const TaskId t = ctx.add(rank, TaskKind::OutCorrection, Stream::Main, "out_corr", -1, 0, corr_bytes);
+      if (!ctx.with_payloads()) continue;
       std::vector<std::uint64_t> in{ctx.key(BufName::Lse, R - 1)};
       for (int k = 0; k < R; ++k) {
         in.push_back(ctx.key(BufName::StepOut, k));
@@ -205,9 +231,11 @@ void build_ring_backward(ScheduleContext& ctx, const RingIO& io) {
     for (int r = 0; r < R; ++r) {
       const int rank = grp[static_cast<std::size_t>(r)];
       const TaskId t = ctx.add(rank, TaskKind::Copy, Stream::Main, "kv_init", -1, 0, 2 * held.kv);
-      ctx.payload(t, PayloadOp::Add, {buffer_key(BufName::KV, ctx.layer, R - 1)}, {ctx.key(BufName::BwdKV, 0)});
+      if (ctx.with_payloads()) ctx.payload(t, PayloadOp::Add, {buffer_key(BufName::KV, ctx.layer, R - 1)}, {ctx.key(BufName::BwdKV, 0)});
     }
 
+  RingShapes shapes(ctx, io, Pass::Backward, R);
+  const bool payloads = ctx.with_payloads();
   for (int i = 0; i < R; ++i) {
     const char* label = i == 0 ? "send_recv_kv" : (i == R - 1 ? "send_recv_dkv" : "send_recv_kv_dkv");
     const double bytes = ring_backward_message_bytes(i, R, held.kv);
@@ -217,46 +245,52 @@ void build_ring_backward(ScheduleContext& ctx, const RingIO& io) {
       op.kind = TaskKind::SendRecv;
       op.group = io.group;
       op.group_index = static_cast<int>(gi);
+      op.ranks.reserve(static_cast<std::size_t>(R));
+      op.tasks.reserve(static_cast<std::size_t>(R));
+      op.transfers.reserve(static_cast<std::size_t>(R));
       for (int r = 0; r < R; ++r) {
         const int rank = grp[static_cast<std::size_t>(r)];
         const int next = grp[static_cast<std::size_t>((r + 1) % R)];
         const int prev = grp[static_cast<std::size_t>((r - 1 + R) % R)];
         ctx.wait(rank, Stream::Main, c_prev[static_cast<std::size_t>(rank)]);
         const TaskId c = ctx.add_nccl(rank, TaskKind::SendRecv, Stream::NcclP2P, Stream::Main, label, i, bytes);
-        std::vector<std::uint64_t> in, out;
-        if (i < R - 1) {
-          in.push_back(ctx.key(BufName::BwdKV, i));
-          out.push_back(ctx.key(BufName::BwdKV, i + 1));
+        if (payloads) {
+          std::vector<std::uint64_t> in, out;
+          if (i < R - 1) {
+            in.push_back(ctx.key(BufName::BwdKV, i));
+            out.push_back(ctx.key(BufName::BwdKV, i + 1));
+          }
+          if (i >= 1) {
+            in.push_back(ctx.key(BufName::Dkv, i - 1));
+            out.push_back(ctx.key(BufName::RecvDkv, i));
+          }
+          ctx.payload(c, PayloadOp::SendRecv, std::move(in), std::move(out), {prev, next});
         }
-        if (i >= 1) {
-          in.push_back(ctx.key(BufName::Dkv, i - 1));
-          out.push_back(ctx.key(BufName::RecvDkv, i));
-        }
-        ctx.payload(c, PayloadOp::SendRecv, std::move(in), std::move(out), {prev, next});
         op.ranks.push_back(rank);
         op.tasks.push_back(c);
         op.transfers.push_back({rank, prev, bytes});
         c_prev[static_cast<std::size_t>(rank)] = c;
 
         const MaskSection m = ring_backward_section(i, r, R, causal);
-        const AttentionShape a = shape_of(ctx, io, m, (r + i + 1) % R);
-        const TaskId at = ctx.add_attention(rank, Pass::Backward, Stream::Main, i, a);
-        ctx.payload(at, PayloadOp::AttnBwd,
-                    {ctx.key(io.q), ctx.key(BufName::BwdKV, i), ctx.key(io.out), ctx.key(io.dout),
-                     ctx.key(BufName::Lse, R - 1)},
-                    {ctx.key(BufName::BwdDq, i), ctx.key(BufName::BwdDkv, i)}, tile_args(tile_of(m, io.c)));
+        const TaskId at = ctx.add_attention(rank, Pass::Backward, Stream::Main, i, shapes.get(m, (r + i + 1) % R));
+        if (payloads)
+          ctx.payload(at, PayloadOp::AttnBwd,
+                      {ctx.key(io.q), ctx.key(BufName::BwdKV, i), ctx.key(io.out), ctx.key(io.dout),
+                       ctx.key(BufName::Lse, R - 1)},
+                      {ctx.key(BufName::BwdDq, i), ctx.key(BufName::BwdDkv, i)}, tile_args(tile_of(m, io.c)));
 
         const double dq_factor = te_bytes && m == MaskSection::Upper ? 0.5 : 1.0;   // second Q half only
         const TaskId dq = ctx.add(rank, TaskKind::Copy, Stream::Main, "dq_acc", i, 0,
                                   dq_factor * (i == 0 ? 2 * held.q : 3 * held.q));
         const std::uint64_t dq_out = i == R - 1 ? ctx.key(io.dq) : ctx.key(BufName::Dq, i);
-        if (i == 0) ctx.payload(dq, PayloadOp::Add, {ctx.key(BufName::BwdDq, 0)}, {dq_out});
-        else ctx.payload(dq, PayloadOp::Add, {ctx.key(BufName::Dq, i - 1), ctx.key(BufName::BwdDq, i)}, {dq_out});
+        if (payloads && i == 0) ctx.payload(dq, PayloadOp::Add, {ctx.key(BufName::BwdDq, 0)}, {dq_out});
+        else if (payloads) ctx.payload(dq, PayloadOp::Add, {ctx.key(BufName::Dq, i - 1), ctx.key(BufName::BwdDq, i)}, {dq_out});
 
         ctx.wait(rank, Stream::Main, c);
         const double dkv_factor = te_bytes && m == MaskSection::Lower ? 0.5 : 1.0;   // first KV half only
         const TaskId add = ctx.add(rank, TaskKind::Copy, Stream::Main, "dkv_add", i, 0,
                                    dkv_factor * (i == 0 ? 2 * held.kv : 3 * held.kv));
+        if (!payloads) continue;
         if (i == 0) {
           ctx.payload(add, PayloadOp::Add, {ctx.key(BufName::BwdDkv, 0)}, {ctx.key(BufName::Dkv, 0)});
         } else if (i < R - 1) {

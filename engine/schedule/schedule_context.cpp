@@ -48,7 +48,8 @@ void ScheduleContext::take_pending(int rank, Stream s, TaskId t) {
 
 TaskId ScheduleContext::add(int rank, TaskKind kind, Stream stream, std::string_view label, int step,
                             double flops, double bytes) {
-  Task t;
+  const TaskId id = g.add_task(label);   // its fields written in place
+  Task& t = g.task(id);
   t.rank = rank;
   t.kind = kind;
   t.stream = stream;
@@ -57,7 +58,6 @@ TaskId ScheduleContext::add(int rank, TaskKind kind, Stream stream, std::string_
   t.step = step;
   t.flops = flops;
   t.bytes = bytes;
-  const TaskId id = g.add_task(t, label);
   TaskId& prev = last_[static_cast<std::size_t>(rank)][static_cast<std::size_t>(stream)];
   if (prev != kNone) g.add_dep(prev, id);
   prev = id;
@@ -69,10 +69,17 @@ TaskId ScheduleContext::add_nccl(int rank, TaskKind kind, Stream nccl, Stream is
                                  std::string_view label, int step, double bytes_sent) {
   const auto r = static_cast<std::size_t>(rank);
   const TaskId before_issue = last_[r][static_cast<std::size_t>(issuing)];
-  const std::vector<TaskId> waits = pending_[r][static_cast<std::size_t>(issuing)];
+  if (nccl == issuing) {   // add() consumes the waits of `nccl`: keep a copy of them
+    const std::vector<TaskId> waits = pending_[r][static_cast<std::size_t>(issuing)];
+    const TaskId id = add(rank, kind, nccl, label, step, 0, bytes_sent);
+    if (before_issue != kNone) g.add_dep(before_issue, id);
+    for (TaskId w : waits) g.add_dep(w, id);
+    return id;
+  }
+  // add() leaves the waits of another stream alone: read them in place (no copy per NCCL task).
   const TaskId id = add(rank, kind, nccl, label, step, 0, bytes_sent);
   if (before_issue != kNone) g.add_dep(before_issue, id);
-  for (TaskId w : waits) g.add_dep(w, id);
+  for (TaskId w : pending_[r][static_cast<std::size_t>(issuing)]) g.add_dep(w, id);
   return id;
 }
 
@@ -101,6 +108,19 @@ TaskId ScheduleContext::add_attention(int rank, Pass pass, Stream stream, int st
                        fwd ? "attn" : "attn_bwd", step, attention_flops(a, pass),
                        attention_hbm_bytes(sz, pass, a.q_len, a.kv_len, a.heads, a.kv_heads));
   set_attention(t, a);
+  return t;
+}
+
+ScheduleContext::PreparedAttention ScheduleContext::prepare_attention(Pass pass, const AttentionShape& a) {
+  return {g.add_attention(a), attention_flops(a, pass),
+          attention_hbm_bytes(sz, pass, a.q_len, a.kv_len, a.heads, a.kv_heads)};
+}
+
+TaskId ScheduleContext::add_attention(int rank, Pass pass, Stream stream, int step, const PreparedAttention& a) {
+  const bool fwd = pass == Pass::Forward;
+  const TaskId t = add(rank, fwd ? TaskKind::AttentionForward : TaskKind::AttentionBackward, stream,
+                       fwd ? "attn" : "attn_bwd", step, a.flops, a.bytes);
+  g.task(t).attention = a.shape;
   return t;
 }
 

@@ -64,6 +64,20 @@ class ScheduleContext {
   // An attention kernel of shape `a` ("attn" / "attn_bwd"): its FLOPs (attention_flops), HBM bytes
   // and shape recorded.
   TaskId add_attention(int rank, Pass pass, Stream stream, int step, const AttentionShape& a);
+  // An attention kernel's shape entry (TaskGraph::add_attention), FLOPs and HBM bytes: what
+  // add_attention derives from a shape, computed once by a builder that issues the same shape on
+  // many ranks (the ring repeats a few hundred shapes over a million kernels).
+  struct PreparedAttention {
+    std::uint32_t shape = kNone;
+    double flops = 0;
+    double bytes = 0;
+  };
+  PreparedAttention prepare_attention(Pass pass, const AttentionShape& a);
+  // As add_attention(rank, pass, stream, step, a) for the shape `a` was prepared from.
+  TaskId add_attention(int rank, Pass pass, Stream stream, int step, const PreparedAttention& a);
+  // Whether tasks carry payloads (options.with_payloads). Builders test it before assembling a
+  // payload: its buffer lists cost allocations that payload() would only throw away.
+  bool with_payloads() const { return options.with_payloads; }
   // Attaches a payload when options.with_payloads (no-op otherwise).
   void payload(TaskId t, PayloadOp op, std::vector<std::uint64_t> in, std::vector<std::uint64_t> out,
                std::vector<std::int64_t> args = {});

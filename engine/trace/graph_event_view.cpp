@@ -16,42 +16,19 @@ GraphEventView::GraphEventView(const TaskGraph& g, const std::vector<TaskTimes>&
     on_demand_ = std::make_unique<OnDemand>();
     return;
   }
-  // Peers are gathered into `slices` (SendRecv ops first, op by op; then every other communication
-  // task), then laid out in task order.
+  // One pass in task order, appending each task's peers where they belong: the members of one op
+  // are close together in task order, so the op tables cached on the way are built about once.
   const std::size_t n = g.size();
-  std::vector<std::uint32_t> slice_begin(n, 0), count(n, 0);
-  std::vector<std::uint8_t> done(n, 0);
-  std::vector<std::int32_t> slices;
-  const auto& comms = g.comms();
-  for (std::uint32_t c = 0; c < comms.size(); ++c) {
-    const CommOp& op = comms[c];
-    if (op.kind != TaskKind::SendRecv) continue;
-    const SendRecvPeers table(op);
-    for (const TaskId id : op.tasks) {
-      if (id >= n || done[id]) continue;
-      const Task& t = g.task(id);
-      if (t.comm != c || !is_communication(t.kind)) continue;
-      slice_begin[id] = static_cast<std::uint32_t>(slices.size());
-      table.append(t.rank, slices);
-      count[id] = static_cast<std::uint32_t>(slices.size() - slice_begin[id]);
-      done[id] = 1;
-    }
-  }
-  std::vector<std::int32_t> scratch;
+  OnDemand tables;
+  peer_begin_.resize(n + 1);
+  std::uint32_t* begin = peer_begin_.data();
+  begin[0] = 0;
+  const Task* tasks = g.tasks().data();
   for (std::size_t i = 0; i < n; ++i) {
-    const Task& t = g.task(static_cast<TaskId>(i));
-    if (done[i] || !is_communication(t.kind)) continue;
-    scratch.clear();
-    append_peers(g, t, scratch);
-    slice_begin[i] = static_cast<std::uint32_t>(slices.size());
-    count[i] = static_cast<std::uint32_t>(scratch.size());
-    slices.insert(slices.end(), scratch.begin(), scratch.end());
+    if (is_communication(tasks[i].kind)) append_task_peers(tables, i, peers_);   // compute tasks have none
+    begin[i + 1] = static_cast<std::uint32_t>(peers_.size());
   }
-  peer_begin_.assign(n + 1, 0);
-  for (std::size_t i = 0; i < n; ++i) peer_begin_[i + 1] = peer_begin_[i] + count[i];
-  peers_.resize(peer_begin_[n]);
-  for (std::size_t i = 0; i < n; ++i)
-    std::copy_n(slices.data() + slice_begin[i], count[i], peers_.data() + peer_begin_[i]);
+  peers_.shrink_to_fit();
 }
 
 EventFacts GraphEventView::untimed(std::size_t i) const {
@@ -59,30 +36,48 @@ EventFacts GraphEventView::untimed(std::size_t i) const {
   return {static_cast<TaskId>(i), t.rank, t.stream, t.kind, t.pass, t.layer, t.step, 0.0, 0.0, t.bytes, t.flops};
 }
 
-// As the constructor's array: a member of a SendRecv op (listed in its tasks) from the op's table,
-// any other communication task from append_peers. The tables of the last ops asked for are kept;
-// events in task order ask for the members of one op close together.
-std::span<const std::int32_t> GraphEventView::peers_on_demand(std::size_t i) const {
-  OnDemand& d = *on_demand_;
-  d.out.clear();
+// A member of a SendRecv op (listed in its tasks) from the op's table, any other communication task
+// from append_peers. The tables of the last ops asked for are kept; events in task order ask for
+// the members of one op close together.
+void GraphEventView::append_task_peers(OnDemand& d, std::size_t i, std::vector<std::int32_t>& out) const {
   const Task& t = g_.task(static_cast<TaskId>(i));
-  if (!is_communication(t.kind)) return {};
+  if (!is_communication(t.kind)) return;
   const auto& comms = g_.comms();
   if (t.comm < comms.size() && comms[t.comm].kind == TaskKind::SendRecv) {
     const CommOp& op = comms[t.comm];
     OnDemand::Slot& slot = d.slots[t.comm % d.slots.size()];
-    if (slot.op != t.comm) {
+    if (slot.op != t.comm) {   // the op's members sorted, and the peers of each from the op's table
       slot.op = t.comm;
-      slot.table = SendRecvPeers(op);
       slot.members.assign(op.tasks.begin(), op.tasks.end());
       std::sort(slot.members.begin(), slot.members.end());
+      const SendRecvPeers table(op);
+      slot.peers.clear();
+      slot.peer_begin.assign(1, 0);
+      for (const TaskId m : slot.members) {
+        if (m < g_.size()) table.append(g_.task(m).rank, slot.peers);
+        slot.peer_begin.push_back(static_cast<std::uint32_t>(slot.peers.size()));
+      }
+      slot.next = 0;
     }
-    if (std::binary_search(slot.members.begin(), slot.members.end(), static_cast<TaskId>(i))) {
-      slot.table.append(t.rank, d.out);
-      return d.out;
+    // Asked for in task order, the members come in sorted order: the expected one is tried first.
+    std::size_t at = slot.next;
+    if (at >= slot.members.size() || slot.members[at] != i) {
+      const auto it = std::lower_bound(slot.members.begin(), slot.members.end(), static_cast<TaskId>(i));
+      at = it != slot.members.end() && *it == i ? static_cast<std::size_t>(it - slot.members.begin()) : slot.members.size();
+    }
+    if (at < slot.members.size()) {
+      slot.next = at + 1;
+      for (std::uint32_t k = slot.peer_begin[at]; k < slot.peer_begin[at + 1]; ++k) out.push_back(slot.peers[k]);
+      return;
     }
   }
-  append_peers(g_, t, d.out);
+  append_peers(g_, t, out);
+}
+
+std::span<const std::int32_t> GraphEventView::peers_on_demand(std::size_t i) const {
+  OnDemand& d = *on_demand_;
+  d.out.clear();
+  append_task_peers(d, i, d.out);
   return d.out;
 }
 

@@ -1,9 +1,9 @@
 #pragma once
 // GraphEventView: the events of a run as the graph plus the task times (engine/trace/task_times.h).
 // Event i is task i. Names are built only when asked for; the peers of every communication task are
-// kept in one compressed array (4 bytes a peer), built once in the constructor, or, for a reader that
-// must not add that array to a run still holding its own state (the trace file written during the
-// run), computed when asked for.
+// kept in one compressed array (4 bytes a peer), built in one pass in the constructor, or, for a
+// reader that must not add that array to a run still holding its own state (the trace file written
+// during the run), computed when asked for.
 #include <array>
 #include <memory>
 #include <vector>
@@ -14,8 +14,9 @@
 
 namespace hcpsim {
 
-// final, and at(), rank() and name_key() defined here: the report's loops over a million events call
-// them through a GraphEventView (engine/report/report.cpp), inlined instead of a virtual call each.
+// final, and at(), rank() and name_key() defined here: the report's loops over a million
+// events call them through a GraphEventView (engine/report/report.cpp), inlined instead of a
+// virtual call each.
 class GraphEventView final : public EventView {
  public:
   // Array: every peer in one array built here. OnDemand: nothing built here; peers() computes the
@@ -33,11 +34,6 @@ class GraphEventView final : public EventView {
             x.start_s, x.end_s, t.bytes, t.flops};
   }
   EventFacts untimed(std::size_t i) const override;
-  // Asks the CPU to load event i's task and times into the cache (a hint; no effect on results).
-  void prefetch(std::size_t i) const {
-    __builtin_prefetch(&g_.task(static_cast<TaskId>(i)));
-    __builtin_prefetch(times_.data() + i);
-  }
   std::int32_t rank(std::size_t i) const override { return g_.task(static_cast<TaskId>(i)).rank; }
   // display_name is "L<layer>.<fwd|bwd>[.s<step>].<label>": the name is a function of these four
   // fields, packed here (step + 1 in 31 bits: ring steps are far below 2^31).
@@ -58,17 +54,22 @@ class GraphEventView final : public EventView {
   const TaskGraph& graph() const { return g_; }
 
  private:
-  // PeerStorage::OnDemand: the last peers given, and the tables of recently asked-for SendRecv ops.
+  // PeerStorage::OnDemand: the last peers given, and the tables of recently asked-for SendRecv ops
+  // (the constructor uses the tables too).
   struct OnDemand {
     struct Slot {
       std::uint32_t op = kNone;
-      SendRecvPeers table;
-      std::vector<TaskId> members;   // the op's tasks, sorted
+      std::vector<TaskId> members;            // the op's tasks, sorted
+      std::vector<std::uint32_t> peer_begin;  // by position in `members`, plus one
+      std::vector<std::int32_t> peers;        // of each member, as SendRecvPeers gives them
+      std::size_t next = 0;   // position of the member asked for next when asked in task order
     };
     std::array<Slot, 64> slots;   // by op index modulo 64
     std::vector<std::int32_t> out;
   };
   std::span<const std::int32_t> peers_on_demand(std::size_t i) const;
+  // Appends the peers of task i (none for a compute task), using and filling the op tables of `d`.
+  void append_task_peers(OnDemand& d, std::size_t i, std::vector<std::int32_t>& out) const;
 
   const TaskGraph& g_;
   const std::vector<TaskTimes>& times_;

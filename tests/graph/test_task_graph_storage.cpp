@@ -131,5 +131,44 @@ TEST(TaskGraphStorage, CopiesKeepEdgesAndPayloads) {
   EXPECT_EQ(c.deps(3), std::vector<TaskId>{1});
 }
 
+// A task added by label and filled in place equals one added as a whole Task, label included.
+TEST(TaskGraphStorage, TasksFilledInPlaceEqualTasksAddedWhole) {
+  Task whole;
+  whole.rank = 3;
+  whole.kind = TaskKind::SendRecv;
+  whole.stream = Stream::NcclP2P;
+  whole.pass = Pass::Backward;
+  whole.layer = 2;
+  whole.step = 5;
+  whole.bytes = 1024;
+  whole.flops = 7;
+  whole.label = 99;   // replaced by the interned label
+  TaskGraph g;
+  const TaskId a = g.add_task(whole, "send_recv_kv");
+  const TaskId b = g.add_task("send_recv_kv");
+  Task& t = g.task(b);
+  EXPECT_EQ(t.rank, 0);   // a default Task until filled
+  EXPECT_EQ(t.comm, kNone);
+  t.rank = 3;
+  t.kind = TaskKind::SendRecv;
+  t.stream = Stream::NcclP2P;
+  t.pass = Pass::Backward;
+  t.layer = 2;
+  t.step = 5;
+  t.bytes = 1024;
+  t.flops = 7;
+  EXPECT_EQ(a, 0u);
+  EXPECT_EQ(b, 1u);
+  EXPECT_EQ(g.task(a).label, g.task(b).label);
+  EXPECT_EQ(g.label(g.task(a)), "send_recv_kv");
+  EXPECT_EQ(g.display_name(g.task(a)), "L2.bwd.s5.send_recv_kv");
+  EXPECT_EQ(g.display_name(g.task(a)), g.display_name(g.task(b)));
+  EXPECT_EQ(g.task(a).bytes, g.task(b).bytes);
+  EXPECT_EQ(g.task(a).rank, g.task(b).rank);
+  EXPECT_EQ(g.task(a).kind, g.task(b).kind);
+  const TaskId c = g.add_task("attn");
+  EXPECT_NE(g.task(c).label, g.task(a).label);
+}
+
 }  // namespace
 }  // namespace hcpsim
