@@ -11,6 +11,8 @@
 #include <deque>
 #include <exception>
 #include <mutex>
+#include <optional>
+#include <stdexcept>
 #include <thread>
 #include <vector>
 
@@ -94,40 +96,51 @@ class ParallelGzipOutput : public TraceOutput {
     if (std::fwrite(data, 1, n, f_) != n) throw TraceWriteError(cannot_write(path_) + " (gzip)");
   }
 
-  // Raw deflate of one piece, ending on a byte boundary (sync flush), not final, into `out` (a
-  // compressing thread's own buffer, grown when needed and reused for its next piece: never
-  // cleared, only written); returns the bytes used.
-  static std::size_t deflate_piece(const Piece& p, std::vector<unsigned char>& out) {
-    z_stream z{};
-    if (deflateInit2(&z, 1, Z_DEFLATED, -15, 8, Z_DEFAULT_STRATEGY) != Z_OK)
-      throw std::runtime_error("zlib: deflateInit2 failed");
-    struct End {
-      z_stream* z;
-      ~End() { deflateEnd(z); }
-    } end{&z};
-    if (!p.dictionary.empty() &&
-        deflateSetDictionary(&z, reinterpret_cast<const Bytef*>(p.dictionary.data()),
-                             static_cast<uInt>(p.dictionary.size())) != Z_OK)
-      throw std::runtime_error("zlib: deflateSetDictionary failed");
-    const std::size_t bound = deflateBound(&z, static_cast<uLong>(p.input.size())) + 16;
-    if (out.size() < bound) out.resize(bound);
-    z.next_in = reinterpret_cast<Bytef*>(const_cast<char*>(p.input.data()));
-    z.avail_in = static_cast<uInt>(p.input.size());
-    std::size_t used = 0;
-    while (true) {
-      z.next_out = out.data() + used;
-      z.avail_out = static_cast<uInt>(out.size() - used);
-      const int rc = deflate(&z, Z_SYNC_FLUSH);
-      used = out.size() - z.avail_out;
-      if (rc != Z_OK && rc != Z_BUF_ERROR) throw std::runtime_error("zlib: deflate failed");
-      if (z.avail_in == 0 && z.avail_out > 0) break;   // all consumed and flushed
-      out.resize(out.size() * 2);
+  // One compressing thread's zlib stream, initialised once and reset for every piece (an init
+  // allocates and clears about 300 KB of tables; a reset clears only the hash heads).
+  class Deflater {
+   public:
+    Deflater() {
+      if (deflateInit2(&z_, 1, Z_DEFLATED, -15, 8, Z_DEFAULT_STRATEGY) != Z_OK)
+        throw std::runtime_error("zlib: deflateInit2 failed");
     }
-    return used;
-  }
+    ~Deflater() { deflateEnd(&z_); }
+    Deflater(const Deflater&) = delete;
+    Deflater& operator=(const Deflater&) = delete;
+
+    // Raw deflate of one piece, ending on a byte boundary (sync flush), not final, into `out` (the
+    // thread's own buffer, grown when needed and reused for its next piece: never cleared, only
+    // written); returns the bytes used.
+    std::size_t piece(const Piece& p, std::vector<unsigned char>& out) {
+      if (deflateReset(&z_) != Z_OK) throw std::runtime_error("zlib: deflateReset failed");
+      if (!p.dictionary.empty() &&
+          deflateSetDictionary(&z_, reinterpret_cast<const Bytef*>(p.dictionary.data()),
+                               static_cast<uInt>(p.dictionary.size())) != Z_OK)
+        throw std::runtime_error("zlib: deflateSetDictionary failed");
+      const std::size_t bound = deflateBound(&z_, static_cast<uLong>(p.input.size())) + 16;
+      if (out.size() < bound) out.resize(bound);
+      z_.next_in = reinterpret_cast<Bytef*>(const_cast<char*>(p.input.data()));
+      z_.avail_in = static_cast<uInt>(p.input.size());
+      std::size_t used = 0;
+      while (true) {
+        z_.next_out = out.data() + used;
+        z_.avail_out = static_cast<uInt>(out.size() - used);
+        const int rc = deflate(&z_, Z_SYNC_FLUSH);
+        used = out.size() - z_.avail_out;
+        if (rc != Z_OK && rc != Z_BUF_ERROR) throw std::runtime_error("zlib: deflate failed");
+        if (z_.avail_in == 0 && z_.avail_out > 0) break;   // all consumed and flushed
+        out.resize(out.size() * 2);
+      }
+      return used;
+    }
+
+   private:
+    z_stream z_{};
+  };
 
   void work() {
     std::vector<unsigned char> out;
+    std::optional<Deflater> deflater;
     while (true) {
       Piece p;
       {
@@ -141,7 +154,8 @@ class ParallelGzipOutput : public TraceOutput {
       uLong crc = 0;
       std::exception_ptr failed;
       try {
-        used = deflate_piece(p, out);
+        if (!deflater) deflater.emplace();
+        used = deflater->piece(p, out);
         crc = crc32(0, reinterpret_cast<const Bytef*>(p.input.data()), static_cast<uInt>(p.input.size()));
       } catch (...) {
         failed = std::current_exception();
