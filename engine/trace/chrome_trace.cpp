@@ -118,22 +118,34 @@ Trace read_chrome_trace(const std::string& path) {
     const double task = num(path, i, args, "task", "args.");
     if (task < 0 || task != std::floor(task)) bad(path, i, "args.task must be a non-negative integer");
     e.task = static_cast<TaskId>(task);
-    const double rank = num(path, i, args, "rank", "args.");
-    if (rank < 0 || rank != std::floor(rank)) bad(path, i, "args.rank must be a non-negative integer");
-    e.rank = static_cast<std::int32_t>(rank);
+    // Format 1 names rank, stream and kind in args; format 2 leaves them to tid and cat.
+    if (args.contains("rank") || !ev.contains("tid")) {
+      const double rank = num(path, i, args, "rank", "args.");
+      if (rank < 0 || rank != std::floor(rank)) bad(path, i, "args.rank must be a non-negative integer");
+      e.rank = static_cast<std::int32_t>(rank);
+      const std::string stream = str(path, i, args, "stream", "args.");
+      if (!parse_stream(stream, e.stream)) bad(path, i, "args.stream '" + stream + "' is not a stream name");
+    } else {
+      const double tid = num(path, i, ev, "tid", "");
+      if (tid < 0 || tid != std::floor(tid) || tid >= 6.0 * 2147483647.0)
+        bad(path, i, "tid must be a non-negative integer (rank x " + std::to_string(kStreamCount) + " + stream)");
+      const auto lane = static_cast<std::int64_t>(tid);
+      e.rank = static_cast<std::int32_t>(lane / kStreamCount);
+      e.stream = static_cast<Stream>(lane % kStreamCount);
+    }
     max_rank = std::max(max_rank, e.rank);
-    const std::string stream = str(path, i, args, "stream", "args.");
-    if (!parse_stream(stream, e.stream)) bad(path, i, "args.stream '" + stream + "' is not a stream name");
-    const std::string kind = str(path, i, args, "kind", "args.");
-    if (!parse_task_kind(kind, e.kind)) bad(path, i, "args.kind '" + kind + "' is not a task kind");
+    const std::string kind = args.contains("kind") ? str(path, i, args, "kind", "args.") : str(path, i, ev, "cat", "");
+    if (!parse_task_kind(kind, e.kind))
+      bad(path, i, std::string(args.contains("kind") ? "args.kind" : "cat") + " '" + kind + "' is not a task kind");
     const std::string pass = str(path, i, args, "pass", "args.");
     if (pass == "forward") e.pass = Pass::Forward;
     else if (pass == "backward") e.pass = Pass::Backward;
     else bad(path, i, "args.pass must be forward or backward, got '" + pass + "'");
     e.layer = static_cast<std::int16_t>(num(path, i, args, "layer", "args."));
-    e.step = static_cast<std::int32_t>(num(path, i, args, "step", "args."));
-    e.bytes = num(path, i, args, "bytes", "args.");
-    e.flops = num(path, i, args, "flops", "args.");
+    // Absent in format 2 when "none".
+    if (args.contains("step")) e.step = static_cast<std::int32_t>(num(path, i, args, "step", "args."));
+    if (args.contains("bytes")) e.bytes = num(path, i, args, "bytes", "args.");
+    if (args.contains("flops")) e.flops = num(path, i, args, "flops", "args.");
     if (auto p = args.find("peers"); p != args.end()) {
       if (!p->is_array()) bad(path, i, "args.peers must be an array");
       for (const auto& r : *p) {

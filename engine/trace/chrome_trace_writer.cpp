@@ -87,6 +87,8 @@ ChromeTraceWriter::ChromeTraceWriter(TraceOutput& out, const Trace& header)
   append_int(buf_, header.world_size);
   buf_ += ",\"gpus_per_node\":";
   append_int(buf_, gpn_);
+  buf_ += ",\"trace_format\":";
+  append_int(buf_, kChromeTraceFormat);
   buf_ += "},\n\"traceEvents\":[\n";
 }
 
@@ -157,30 +159,37 @@ void ChromeTraceWriter::event(const EventFacts& e, std::string_view name, std::s
   append_fixed(buf_, finite_or_zero(e.start_s * 1e6), 6);
   buf_ += ",\"dur\":";
   append_fixed(buf_, finite_or_zero((e.end_s - e.start_s) * 1e6), 6);
+  // args: what the event's category and thread do not already say (format 2, docs/metrics.md
+  // "Trace files"): the kind is `cat`, rank and stream are `tid` (rank x 6 + stream); step, bytes,
+  // flops and peers only when they differ from "none" (-1, 0, 0, []).
   buf_ += ",\"args\":{\"task\":";
   append_int(buf_, e.task);
-  buf_ += ",\"rank\":";
-  append_int(buf_, e.rank);
-  buf_ += ",\"stream\":\"";
-  buf_ += to_string(e.stream);
-  buf_ += "\",\"kind\":\"";
-  buf_ += to_string(e.kind);
-  buf_ += "\",\"layer\":";
+  buf_ += ",\"layer\":";
   append_int(buf_, e.layer);
   buf_ += ",\"pass\":\"";
   buf_ += to_string(e.pass);
-  buf_ += "\",\"step\":";
-  append_int(buf_, e.step);
-  buf_ += ",\"bytes\":";
-  append_number(buf_, e.bytes);
-  buf_ += ",\"flops\":";
-  append_number(buf_, e.flops);
-  buf_ += ",\"peers\":[";
-  for (std::size_t i = 0; i < peers.size(); ++i) {
-    if (i) buf_ += ',';
-    append_int(buf_, peers[i]);
+  buf_ += '"';
+  if (e.step != -1) {
+    buf_ += ",\"step\":";
+    append_int(buf_, e.step);
   }
-  buf_ += "]}}";
+  if (e.bytes != 0) {
+    buf_ += ",\"bytes\":";
+    append_number(buf_, e.bytes);
+  }
+  if (e.flops != 0) {
+    buf_ += ",\"flops\":";
+    append_number(buf_, e.flops);
+  }
+  if (!peers.empty()) {
+    buf_ += ",\"peers\":[";
+    for (std::size_t i = 0; i < peers.size(); ++i) {
+      if (i) buf_ += ',';
+      append_int(buf_, peers[i]);
+    }
+    buf_ += ']';
+  }
+  buf_ += "}}";
   flush_if_full();
 }
 

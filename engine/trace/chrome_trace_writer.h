@@ -17,6 +17,11 @@
 
 namespace hcpsim {
 
+// Version of the event layout written (otherData.trace_format). 2: args hold task, layer, pass and
+// only the step, bytes, flops and peers that are not "none"; kind, rank and stream are read from
+// `cat` and `tid`. Files without the field are format 1 (every field in args); both are read.
+inline constexpr int kChromeTraceFormat = 2;
+
 class ChromeTraceWriter {
  public:
   // Writes the file header (otherData from `header`: scenario, configuration, overrides, backend,

@@ -5,6 +5,7 @@
 #include <fstream>
 #include <sstream>
 
+#include "engine/trace/chrome_trace_writer.h"
 #include "engine/trace/trace.h"
 
 namespace hcpsim {
@@ -65,11 +66,29 @@ TEST(ChromeTrace, SchemaOfWrittenFile) {
     }
     ASSERT_EQ(e["ph"], "X");
     ++complete;
-    for (const char* k : {"name", "pid", "tid", "ts", "dur", "args"}) EXPECT_TRUE(e.contains(k)) << k;
-    for (const char* k : {"task", "bytes", "flops", "step", "peers", "layer", "pass", "kind", "rank", "stream"})
-      EXPECT_TRUE(e["args"].contains(k)) << k;
-    EXPECT_EQ(e["pid"].get<int>(), e["args"]["rank"].get<int>() / 8);   // one process per node
+    for (const char* k : {"name", "cat", "pid", "tid", "ts", "dur", "args"}) EXPECT_TRUE(e.contains(k)) << k;
+    const auto& a = e["args"];
+    for (const char* k : {"task", "layer", "pass"}) EXPECT_TRUE(a.contains(k)) << k;
+    // Format 2: kind, rank and stream are the category and the thread, not repeated in args.
+    for (const char* k : {"kind", "rank", "stream"}) EXPECT_FALSE(a.contains(k)) << k;
+    const int tid = e["tid"].get<int>();
+    EXPECT_EQ(e["pid"].get<int>(), tid / kStreamCount / 8);   // one process per node
+    if (a["task"] == 7) {   // attention on rank 3, main stream: FLOPs and a step, no bytes or peers
+      EXPECT_EQ(tid, 3 * kStreamCount + static_cast<int>(Stream::Main));
+      EXPECT_EQ(e["cat"], "attention_forward");
+      EXPECT_DOUBLE_EQ(a["flops"].get<double>(), 4.398e12);
+      EXPECT_EQ(a["step"], 2);
+      EXPECT_FALSE(a.contains("bytes"));
+      EXPECT_FALSE(a.contains("peers"));
+    } else {   // send/recv on rank 11: bytes and peers, no FLOPs
+      EXPECT_EQ(tid, 11 * kStreamCount + static_cast<int>(Stream::NcclP2P));
+      EXPECT_EQ(e["cat"], "send_recv");
+      EXPECT_DOUBLE_EQ(a["bytes"].get<double>(), 33554432.0);
+      EXPECT_EQ(a["peers"], nlohmann::json::array({12}));
+      EXPECT_FALSE(a.contains("flops"));
+    }
   }
+  EXPECT_EQ(j["otherData"]["trace_format"], kChromeTraceFormat);
   EXPECT_EQ(complete, 2);
   EXPECT_TRUE(node1);
   EXPECT_TRUE(rank3);
@@ -99,6 +118,7 @@ TEST(ChromeTrace, RoundTrip) {
     EXPECT_EQ(r.events[i].peers, t.events[i].peers);
     EXPECT_EQ(r.events[i].name, t.events[i].name);
     EXPECT_DOUBLE_EQ(r.events[i].bytes, t.events[i].bytes);
+    EXPECT_DOUBLE_EQ(r.events[i].flops, t.events[i].flops);
     EXPECT_NEAR(r.events[i].start_s, t.events[i].start_s, 1e-12);
     EXPECT_NEAR(r.events[i].end_s, t.events[i].end_s, 1e-12);
   }
@@ -127,6 +147,47 @@ TEST(ChromeTrace, ReadErrorsNameTheProblem) {
   EXPECT_NE(kind.find("'bogus' is not a task kind"), std::string::npos) << kind;
   EXPECT_NE(message("").find("not valid JSON"), std::string::npos);
   EXPECT_THROW(read_chrome_trace("/nonexistent/trace.json"), std::runtime_error);
+}
+
+TEST(ChromeTrace, ReadsFormatOneFilesAndNamesABadThread) {
+  // Format 1 (files written before otherData.trace_format): every field in args, whatever tid says.
+  const std::string v1 = write_temp(
+      R"({"traceEvents":[{"ph":"X","name":"x","cat":"send_recv","pid":0,"tid":99,"ts":2,"dur":3,)"
+      R"("args":{"task":4,"rank":5,"stream":"nccl:p2p","kind":"send_recv","layer":1,"pass":"backward",)"
+      R"("step":0,"bytes":1024,"flops":0,"peers":[6]}}]})");
+  const Trace r = read_chrome_trace(v1);
+  std::remove(v1.c_str());
+  ASSERT_EQ(r.events.size(), 1u);
+  EXPECT_EQ(r.events[0].rank, 5);
+  EXPECT_EQ(r.events[0].stream, Stream::NcclP2P);
+  EXPECT_EQ(r.events[0].kind, TaskKind::SendRecv);
+  EXPECT_EQ(r.events[0].step, 0);
+  EXPECT_DOUBLE_EQ(r.events[0].bytes, 1024.0);
+  EXPECT_EQ(r.events[0].peers, std::vector<std::int32_t>{6});
+  // Format 2 with absent "none" fields: defaults, rank and stream from tid.
+  const std::string v2 = write_temp(
+      R"({"traceEvents":[{"ph":"X","name":"y","cat":"copy","pid":0,"tid":20,"ts":0,"dur":1,)"
+      R"("args":{"task":1,"layer":0,"pass":"forward"}}]})");
+  const Trace q = read_chrome_trace(v2);
+  std::remove(v2.c_str());
+  ASSERT_EQ(q.events.size(), 1u);
+  EXPECT_EQ(q.events[0].rank, 20 / kStreamCount);
+  EXPECT_EQ(static_cast<int>(q.events[0].stream), 20 % kStreamCount);
+  EXPECT_EQ(q.events[0].kind, TaskKind::Copy);
+  EXPECT_EQ(q.events[0].step, -1);
+  EXPECT_EQ(q.events[0].bytes, 0.0);
+  EXPECT_TRUE(q.events[0].peers.empty());
+  const std::string bad = write_temp(
+      R"({"traceEvents":[{"ph":"X","name":"y","cat":"copy","pid":0,"tid":-3,"ts":0,"dur":1,)"
+      R"("args":{"task":1,"layer":0,"pass":"forward"}}]})");
+  try {
+    (void)read_chrome_trace(bad);
+    ADD_FAILURE() << "a negative tid was accepted";
+  } catch (const std::runtime_error& e) {
+    EXPECT_NE(std::string(e.what()).find("traceEvents[0]: tid must be a non-negative integer"), std::string::npos)
+        << e.what();
+  }
+  std::remove(bad.c_str());
 }
 
 }  // namespace
