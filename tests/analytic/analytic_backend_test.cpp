@@ -17,6 +17,24 @@ TaskId copy_task(TaskGraph& g, int rank, Stream st, double bytes) {
   return g.add_task(t, "copy");
 }
 
+// A send/recv op between ranks 0 and 1 with `transfers`: returns its tasks (rank 0's, rank 1's).
+std::pair<TaskId, TaskId> pair_send_recv(TaskGraph& g, std::vector<Transfer> transfers) {
+  CommOp op;
+  op.kind = TaskKind::SendRecv;
+  op.ranks = {0, 1};
+  op.transfers = std::move(transfers);
+  const auto oi = g.add_comm(op);
+  Task sr;
+  sr.kind = TaskKind::SendRecv;
+  sr.comm = oi;
+  sr.rank = 0;
+  const TaskId a = g.add_task(sr, "send");
+  sr.rank = 1;
+  const TaskId b = g.add_task(sr, "recv");
+  g.comm(oi).tasks = {a, b};
+  return {a, b};
+}
+
 double copy_s(double bytes) { return 2e-6 + bytes / (3.35e12 * 0.80); }
 
 TEST(AnalyticBackend, SingleKernelTakesItsCost) {
@@ -94,19 +112,7 @@ TEST(AnalyticBackend, SendRecvStartsWhenBothEndsAreReady) {
 TEST(AnalyticBackend, DeadlockedExchangeIsReportedNotHung) {
   const Scenario s = test::dgx_scenario(1, 2);
   TaskGraph g;
-  Task sr;
-  sr.kind = TaskKind::SendRecv;
-  CommOp op;
-  op.kind = TaskKind::SendRecv;
-  op.ranks = {0, 1};
-  op.transfers = {{0, 1, 1e6}};
-  const auto oi = g.add_comm(op);
-  sr.comm = oi;
-  sr.rank = 0;
-  const TaskId a = g.add_task(sr, "send");
-  sr.rank = 1;
-  const TaskId b = g.add_task(sr, "recv");
-  g.comm(oi).tasks = {a, b};
+  const auto [a, b] = pair_send_recv(g, {{0, 1, 1e6}});
   const TaskId c = copy_task(g, 1, Stream::Main, 1e6);
   g.add_dep(a, c);   // rank 1 only posts its receive after rank 0's send finished: deadlock
   g.add_dep(c, b);
@@ -127,19 +133,7 @@ TEST(AnalyticBackend, TransferToARankOutsideItsOpIsRefused) {
   for (const std::int32_t stranger : {2, 3, 9, -1}) {
     TaskGraph g;
     copy_task(g, 2, Stream::Main, 1e6);   // rank 2 exists in the graph, but not in the op
-    Task sr;
-    sr.kind = TaskKind::SendRecv;
-    CommOp op;
-    op.kind = TaskKind::SendRecv;
-    op.ranks = {0, 1};
-    op.transfers = {{0, 1, 1e6}, {1, stranger, 1e6}};
-    const auto oi = g.add_comm(op);
-    sr.comm = oi;
-    sr.rank = 0;
-    const TaskId a = g.add_task(sr, "send");
-    sr.rank = 1;
-    const TaskId b = g.add_task(sr, "recv");
-    g.comm(oi).tasks = {a, b};
+    pair_send_recv(g, {{0, 1, 1e6}, {1, stranger, 1e6}});
     try {
       test::run_analytic(g, s);
       FAIL() << "expected transfer 1 -> " << stranger << " to be refused";

@@ -8,6 +8,7 @@
 #include "engine/report/intervals.h"
 #include "engine/report/rank_index.h"
 #include "engine/report/report.h"
+#include "tests/report/report_events.h"
 
 namespace hcpsim {
 namespace {
@@ -50,15 +51,7 @@ TEST(IntervalUnion, SortedInputGivesTheUnionOfUnsortedInput) {
 }
 
 TraceEvent event(TaskId id, int rank, TaskKind k, Stream st, double a, double b) {
-  TraceEvent e;
-  e.task = id;
-  e.rank = rank;
-  e.kind = k;
-  e.stream = st;
-  e.start_s = a;
-  e.end_s = b;
-  e.name = "L0.fwd.t" + std::to_string(id);
-  return e;
+  return test::report_event(id, rank, k, st, a, b, "L0.fwd.t" + std::to_string(id));
 }
 
 TEST(Report, BusyUnionsMergeStreamsGivenInAnyOrder) {

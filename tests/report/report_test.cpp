@@ -3,23 +3,14 @@
 #include <gtest/gtest.h>
 #include <nlohmann/json.hpp>
 
+#include "tests/report/report_events.h"
+
 namespace hcpsim {
 namespace {
 
 TraceEvent ev(TaskId id, int rank, TaskKind k, Stream st, double a, double b, const std::string& name,
               std::vector<std::int32_t> peers = {}, double bytes = 0, double flops = 0) {
-  TraceEvent e;
-  e.task = id;
-  e.rank = rank;
-  e.kind = k;
-  e.stream = st;
-  e.start_s = a;
-  e.end_s = b;
-  e.name = name;
-  e.peers = std::move(peers);
-  e.bytes = bytes;
-  e.flops = flops;
-  return e;
+  return test::report_event(id, rank, k, st, a, b, name, std::move(peers), bytes, flops);
 }
 
 // rank 0: A [0,1] attn, S [1,3] send_recv -> 1, B [3,4] merge
