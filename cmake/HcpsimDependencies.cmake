@@ -8,7 +8,15 @@ find_package(nlohmann_json 3.11 REQUIRED)
 find_package(CLI11 2.1 REQUIRED)
 find_package(GTest REQUIRED)
 find_package(Threads REQUIRED)
-find_package(ZLIB REQUIRED)                            # gzip trace files (--trace out.json.gz)
+find_package(ZLIB REQUIRED)                            # reading gzip trace files
+find_package(PkgConfig REQUIRED)
+# Writing gzip trace files (--trace out.json.gz): ISA-L's igzip deflates about five times faster
+# than zlib's fastest level (docs/performance.md, session 9). Debian package: libisal-dev.
+pkg_check_modules(ISAL IMPORTED_TARGET libisal)
+if(NOT ISAL_FOUND)
+  message(FATAL_ERROR "ISA-L (libisal) not found: install the Debian package libisal-dev (scripts/setup.sh does)")
+endif()
+add_library(hcpsim::isal ALIAS PkgConfig::ISAL)
 
 if(HCPSIM_BUILD_BENCH)
   find_package(benchmark QUIET)

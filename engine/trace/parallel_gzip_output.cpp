@@ -1,5 +1,7 @@
 #include "engine/trace/parallel_gzip_output.h"
 
+#include <isa-l/crc.h>
+#include <isa-l/igzip_lib.h>
 #include <zlib.h>
 
 #include <algorithm>
@@ -96,46 +98,50 @@ class ParallelGzipOutput : public TraceOutput {
     if (std::fwrite(data, 1, n, f_) != n) throw TraceWriteError(cannot_write(path_) + " (gzip)");
   }
 
-  // One compressing thread's zlib stream, initialised once and reset for every piece (an init
-  // allocates and clears about 300 KB of tables; a reset clears only the hash heads).
+  // One compressing thread's deflate stream (ISA-L's igzip, level 1, with its level buffer),
+  // initialised once per piece: an init only clears the stream's state, the buffer is reused.
   class Deflater {
    public:
-    Deflater() {
-      if (deflateInit2(&z_, 1, Z_DEFLATED, -15, 8, Z_DEFAULT_STRATEGY) != Z_OK)
-        throw std::runtime_error("zlib: deflateInit2 failed");
-    }
-    ~Deflater() { deflateEnd(&z_); }
+    Deflater() : level_buf_(ISAL_DEF_LVL1_DEFAULT) {}
     Deflater(const Deflater&) = delete;
     Deflater& operator=(const Deflater&) = delete;
 
     // Raw deflate of one piece, ending on a byte boundary (sync flush), not final, into `out` (the
     // thread's own buffer, grown when needed and reused for its next piece: never cleared, only
     // written); returns the bytes used.
-    std::size_t piece(const Piece& p, std::vector<unsigned char>& out) {
-      if (deflateReset(&z_) != Z_OK) throw std::runtime_error("zlib: deflateReset failed");
+    std::size_t piece(Piece& p, std::vector<unsigned char>& out) {
+      isal_deflate_init(&z_);
+      z_.level = 1;
+      z_.level_buf = level_buf_.data();
+      z_.level_buf_size = static_cast<std::uint32_t>(level_buf_.size());
+      z_.gzip_flag = IGZIP_DEFLATE;
+      z_.flush = SYNC_FLUSH;
+      z_.end_of_stream = 0;
       if (!p.dictionary.empty() &&
-          deflateSetDictionary(&z_, reinterpret_cast<const Bytef*>(p.dictionary.data()),
-                               static_cast<uInt>(p.dictionary.size())) != Z_OK)
-        throw std::runtime_error("zlib: deflateSetDictionary failed");
-      const std::size_t bound = deflateBound(&z_, static_cast<uLong>(p.input.size())) + 16;
+          isal_deflate_set_dict(&z_, reinterpret_cast<std::uint8_t*>(p.dictionary.data()),
+                                static_cast<std::uint32_t>(p.dictionary.size())) != COMP_OK)
+        throw std::runtime_error("igzip: isal_deflate_set_dict failed");
+      // Stored blocks at worst: 5 bytes per 64 KiB, plus the flush.
+      const std::size_t bound = p.input.size() + p.input.size() / 1024 + 64;
       if (out.size() < bound) out.resize(bound);
-      z_.next_in = reinterpret_cast<Bytef*>(const_cast<char*>(p.input.data()));
-      z_.avail_in = static_cast<uInt>(p.input.size());
+      z_.next_in = reinterpret_cast<std::uint8_t*>(p.input.data());
+      z_.avail_in = static_cast<std::uint32_t>(p.input.size());
       std::size_t used = 0;
       while (true) {
         z_.next_out = out.data() + used;
-        z_.avail_out = static_cast<uInt>(out.size() - used);
-        const int rc = deflate(&z_, Z_SYNC_FLUSH);
+        z_.avail_out = static_cast<std::uint32_t>(out.size() - used);
+        if (isal_deflate(&z_) != COMP_OK) throw std::runtime_error("igzip: isal_deflate failed");
         used = out.size() - z_.avail_out;
-        if (rc != Z_OK && rc != Z_BUF_ERROR) throw std::runtime_error("zlib: deflate failed");
-        if (z_.avail_in == 0 && z_.avail_out > 0) break;   // all consumed and flushed
+        // All consumed and flushed: the stream waits for a new block header.
+        if (z_.avail_in == 0 && z_.internal_state.state == ZSTATE_NEW_HDR) break;
         out.resize(out.size() * 2);
       }
       return used;
     }
 
    private:
-    z_stream z_{};
+    isal_zstream z_{};
+    std::vector<std::uint8_t> level_buf_;
   };
 
   void work() {
@@ -156,7 +162,7 @@ class ParallelGzipOutput : public TraceOutput {
       try {
         if (!deflater) deflater.emplace();
         used = deflater->piece(p, out);
-        crc = crc32(0, reinterpret_cast<const Bytef*>(p.input.data()), static_cast<uInt>(p.input.size()));
+        crc = crc32_gzip_refl(0, reinterpret_cast<const unsigned char*>(p.input.data()), p.input.size());
       } catch (...) {
         failed = std::current_exception();
       }

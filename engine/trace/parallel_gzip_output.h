@@ -1,7 +1,7 @@
 #pragma once
 // A gzip file compressed by several threads: the bytes written are cut where write() was called,
-// each piece is deflated on its own by a pool of threads (zlib's fastest level, primed with the last
-// 32 KiB of the piece before it, so the ratio is that of one stream), and the pieces are appended in
+// each piece is deflated on its own by a pool of threads (ISA-L's igzip at level 1, primed with the
+// last 32 KiB of the piece before it, so the ratio is that of one stream), and the pieces are appended in
 // order to one gzip member (the layout pigz uses: every piece ends on a byte boundary with a sync
 // flush, one final empty block, one CRC-32 over everything). Any gzip reader reads it.
 #include <memory>
