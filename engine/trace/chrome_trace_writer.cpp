@@ -3,7 +3,7 @@
 #include <algorithm>
 #include <charconv>
 #include <cmath>
-#include <cstdio>
+#include <cstring>
 #include <vector>
 
 #include "engine/core/internal_error.h"
@@ -12,46 +12,56 @@
 namespace hcpsim {
 namespace {
 
+// A piece handed to the output once this many bytes are formatted (a gzip output compresses each
+// piece on its own thread); the buffer holds that plus room for one more event.
 constexpr std::size_t kFlushBytes = 1 << 20;
+constexpr std::size_t kBufferBytes = kFlushBytes + (64 << 10);
 
-void append_escaped(std::string& os, std::string_view s) {
-  os += '"';
-  if (std::none_of(s.begin(), s.end(), [](char c) { return c == '"' || c == '\\' || static_cast<unsigned char>(c) < 0x20; })) {
-    os += s;   // the usual case: nothing to escape
-    os += '"';
-    return;
-  }
-  for (const char c : s) {
-    switch (c) {
-      case '"': os += "\\\""; break;
-      case '\\': os += "\\\\"; break;
-      case '\n': os += "\\n"; break;
-      case '\t': os += "\\t"; break;
-      default:
-        if (static_cast<unsigned char>(c) < 0x20) {
-          char buf[8];
-          std::snprintf(buf, sizeof buf, "\\u%04x", c);
-          os += buf;
-        } else {
-          os += c;
-        }
-    }
-  }
-  os += '"';
+// The writers below format at `p`, which the caller has made room at (ChromeTraceWriter::room),
+// and return the end of what they wrote.
+template <std::size_t N>
+char* put(char* p, const char (&literal)[N]) {
+  std::memcpy(p, literal, N - 1);
+  return p + N - 1;
+}
+
+char* put(char* p, std::string_view s) {
+  std::memcpy(p, s.data(), s.size());
+  return p + s.size();
 }
 
 template <typename Int>
-void append_int(std::string& os, Int v) {
-  char buf[24];
-  const auto r = std::to_chars(buf, buf + sizeof buf, v);
-  os.append(buf, r.ptr);
+char* put_int(char* p, Int v) {
+  return std::to_chars(p, p + 24, v).ptr;
+}
+
+// JSON string of `s`, quotes included: room for escaped_bound(s.size()).
+constexpr std::size_t escaped_bound(std::size_t n) { return 6 * n + 2; }
+char* put_escaped(char* p, std::string_view s) {
+  *p++ = '"';
+  for (const char c : s) {
+    switch (c) {
+      case '"': p = put(p, "\\\""); break;
+      case '\\': p = put(p, "\\\\"); break;
+      case '\n': p = put(p, "\\n"); break;
+      case '\t': p = put(p, "\\t"); break;
+      default:
+        if (static_cast<unsigned char>(c) < 0x20) {
+          static constexpr char kHex[] = "0123456789abcdef";
+          p = put(p, "\\u00");
+          *p++ = kHex[(c >> 4) & 0xf];
+          *p++ = kHex[c & 0xf];
+        } else {
+          *p++ = c;
+        }
+    }
+  }
+  *p++ = '"';
+  return p;
 }
 
 // Non-finite values (refused by the guard before any event is written) as 0.
 double finite_or_zero(double v) { return std::isfinite(v) ? v : 0.0; }
-
-// As printf("%.17g"): every double written back exactly.
-void append_number(std::string& os, double v) { append_general17(os, finite_or_zero(v)); }
 
 int tid_of(std::int32_t rank, Stream s) { return rank * kStreamCount + static_cast<int>(s); }
 
@@ -71,132 +81,155 @@ void check_trace_event(const EventFacts& e, std::string_view name) {
 
 ChromeTraceWriter::ChromeTraceWriter(TraceOutput& out, const Trace& header)
     : out_(out), gpn_(header.gpus_per_node > 0 ? header.gpus_per_node : 8) {
-  buf_.reserve(kFlushBytes + 4096);
-  buf_ += "{\"displayTimeUnit\":\"ns\",\"otherData\":{\"scenario\":";
-  append_escaped(buf_, header.scenario);
-  buf_ += ",\"configuration\":";
-  append_escaped(buf_, header.configuration);
-  buf_ += ",\"overrides\":[";
+  buf_.resize(kBufferBytes);
+  std::size_t escaped = escaped_bound(header.scenario.size()) + escaped_bound(header.configuration.size()) +
+                        escaped_bound(header.backend.size());
+  for (const auto& o : header.overrides) escaped += escaped_bound(o.size()) + 1;
+  char* p = room(escaped + 512);
+  p = put(p, "{\"displayTimeUnit\":\"ns\",\"otherData\":{\"scenario\":");
+  p = put_escaped(p, header.scenario);
+  p = put(p, ",\"configuration\":");
+  p = put_escaped(p, header.configuration);
+  p = put(p, ",\"overrides\":[");
   for (std::size_t i = 0; i < header.overrides.size(); ++i) {
-    if (i) buf_ += ',';
-    append_escaped(buf_, header.overrides[i]);
+    if (i) *p++ = ',';
+    p = put_escaped(p, header.overrides[i]);
   }
-  buf_ += "],\"backend\":";
-  append_escaped(buf_, header.backend);
-  buf_ += ",\"world_size\":";
-  append_int(buf_, header.world_size);
-  buf_ += ",\"gpus_per_node\":";
-  append_int(buf_, gpn_);
-  buf_ += ",\"trace_format\":";
-  append_int(buf_, kChromeTraceFormat);
-  buf_ += "},\n\"traceEvents\":[\n";
+  p = put(p, "],\"backend\":");
+  p = put_escaped(p, header.backend);
+  p = put(p, ",\"world_size\":");
+  p = put_int(p, header.world_size);
+  p = put(p, ",\"gpus_per_node\":");
+  p = put_int(p, gpn_);
+  p = put(p, ",\"trace_format\":");
+  p = put_int(p, kChromeTraceFormat);
+  p = put(p, "},\n\"traceEvents\":[\n");
+  advance(p);
 }
 
-void ChromeTraceWriter::separator() {
-  if (!first_) buf_ += ",\n";
-  first_ = false;
+char* ChromeTraceWriter::room(std::size_t bytes) {
+  if (pos_ + bytes > buf_.size()) {
+    hand_over();
+    if (bytes > buf_.size()) buf_.resize(bytes);
+  }
+  return buf_.data() + pos_;
 }
 
-void ChromeTraceWriter::flush_if_full() {
-  if (buf_.size() < kFlushBytes) return;
+void ChromeTraceWriter::hand_over() {
+  if (pos_ == 0) return;
+  buf_.resize(pos_);
   out_.write_owned(std::move(buf_));   // an output with a thread keeps this buffer: no copy
-  buf_.clear();
-  buf_.reserve(kFlushBytes + 4096);
+  buf_ = std::string();
+  buf_.resize(kBufferBytes);
+  pos_ = 0;
+}
+
+char* ChromeTraceWriter::separator(char* p) {
+  if (!first_) p = put(p, ",\n");
+  first_ = false;
+  return p;
+}
+
+void ChromeTraceWriter::advance(char* end) {
+  pos_ = static_cast<std::size_t>(end - buf_.data());
+  if (pos_ >= kFlushBytes) hand_over();
 }
 
 void ChromeTraceWriter::metadata(const std::set<int>& nodes, const std::set<std::pair<std::int32_t, int>>& threads) {
   for (const int n : nodes) {
-    separator();
-    buf_ += "{\"ph\":\"M\",\"name\":\"process_name\",\"pid\":";
-    append_int(buf_, n);
-    buf_ += ",\"tid\":0,\"args\":{\"name\":\"node ";
-    append_int(buf_, n);
-    buf_ += "\"}}";
-    separator();
-    buf_ += "{\"ph\":\"M\",\"name\":\"process_sort_index\",\"pid\":";
-    append_int(buf_, n);
-    buf_ += ",\"tid\":0,\"args\":{\"sort_index\":";
-    append_int(buf_, n);
-    buf_ += "}}";
-    flush_if_full();
+    char* p = separator(room(512));
+    p = put(p, "{\"ph\":\"M\",\"name\":\"process_name\",\"pid\":");
+    p = put_int(p, n);
+    p = put(p, ",\"tid\":0,\"args\":{\"name\":\"node ");
+    p = put_int(p, n);
+    p = put(p, "\"}}");
+    p = separator(p);
+    p = put(p, "{\"ph\":\"M\",\"name\":\"process_sort_index\",\"pid\":");
+    p = put_int(p, n);
+    p = put(p, ",\"tid\":0,\"args\":{\"sort_index\":");
+    p = put_int(p, n);
+    p = put(p, "}}");
+    advance(p);
   }
   for (const auto& [rank, stream] : threads) {
     const int tid = tid_of(rank, static_cast<Stream>(stream));
-    separator();
-    buf_ += "{\"ph\":\"M\",\"name\":\"thread_name\",\"pid\":";
-    append_int(buf_, rank / gpn_);
-    buf_ += ",\"tid\":";
-    append_int(buf_, tid);
-    buf_ += ",\"args\":{\"name\":\"rank ";
-    append_int(buf_, rank);
-    buf_ += ' ';
-    buf_ += to_string(static_cast<Stream>(stream));
-    buf_ += "\"}}";
-    separator();
-    buf_ += "{\"ph\":\"M\",\"name\":\"thread_sort_index\",\"pid\":";
-    append_int(buf_, rank / gpn_);
-    buf_ += ",\"tid\":";
-    append_int(buf_, tid);
-    buf_ += ",\"args\":{\"sort_index\":";
-    append_int(buf_, tid);
-    buf_ += "}}";
-    flush_if_full();
+    char* p = separator(room(512));
+    p = put(p, "{\"ph\":\"M\",\"name\":\"thread_name\",\"pid\":");
+    p = put_int(p, rank / gpn_);
+    p = put(p, ",\"tid\":");
+    p = put_int(p, tid);
+    p = put(p, ",\"args\":{\"name\":\"rank ");
+    p = put_int(p, rank);
+    *p++ = ' ';
+    p = put(p, std::string_view(to_string(static_cast<Stream>(stream))));
+    p = put(p, "\"}}");
+    p = separator(p);
+    p = put(p, "{\"ph\":\"M\",\"name\":\"thread_sort_index\",\"pid\":");
+    p = put_int(p, rank / gpn_);
+    p = put(p, ",\"tid\":");
+    p = put_int(p, tid);
+    p = put(p, ",\"args\":{\"sort_index\":");
+    p = put_int(p, tid);
+    p = put(p, "}}");
+    advance(p);
   }
 }
 
 void ChromeTraceWriter::event(const EventFacts& e, std::string_view name, std::span<const std::int32_t> peers) {
   check_trace_event(e, name);
-  separator();
-  buf_ += "{\"ph\":\"X\",\"name\":";
-  append_escaped(buf_, name);
-  buf_ += ",\"cat\":\"";
-  buf_ += to_string(e.kind);
-  buf_ += "\",\"pid\":";
-  append_int(buf_, e.rank / gpn_);
-  buf_ += ",\"tid\":";
-  append_int(buf_, tid_of(e.rank, e.stream));
-  buf_ += ",\"ts\":";
-  append_fixed(buf_, finite_or_zero(e.start_s * 1e6), 6);
-  buf_ += ",\"dur\":";
-  append_fixed(buf_, finite_or_zero((e.end_s - e.start_s) * 1e6), 6);
+  // The fixed text, kind and pass names and six integers take under 512 bytes.
+  char* p = separator(room(512 + escaped_bound(name.size()) + 2 * kMaxFixedChars + 2 * kMaxGeneral17Chars +
+                           12 * peers.size()));
+  p = put(p, "{\"ph\":\"X\",\"name\":");
+  p = put_escaped(p, name);
+  p = put(p, ",\"cat\":\"");
+  p = put(p, std::string_view(to_string(e.kind)));
+  p = put(p, "\",\"pid\":");
+  p = put_int(p, e.rank / gpn_);
+  p = put(p, ",\"tid\":");
+  p = put_int(p, tid_of(e.rank, e.stream));
+  p = put(p, ",\"ts\":");
+  p = format_fixed(p, finite_or_zero(e.start_s * 1e6), 6);
+  p = put(p, ",\"dur\":");
+  p = format_fixed(p, finite_or_zero((e.end_s - e.start_s) * 1e6), 6);
   // args: what the event's category and thread do not already say (format 2, docs/metrics.md
   // "Trace files"): the kind is `cat`, rank and stream are `tid` (rank x 6 + stream); step, bytes,
   // flops and peers only when they differ from "none" (-1, 0, 0, []).
-  buf_ += ",\"args\":{\"task\":";
-  append_int(buf_, e.task);
-  buf_ += ",\"layer\":";
-  append_int(buf_, e.layer);
-  buf_ += ",\"pass\":\"";
-  buf_ += to_string(e.pass);
-  buf_ += '"';
+  p = put(p, ",\"args\":{\"task\":");
+  p = put_int(p, e.task);
+  p = put(p, ",\"layer\":");
+  p = put_int(p, e.layer);
+  p = put(p, ",\"pass\":\"");
+  p = put(p, std::string_view(to_string(e.pass)));
+  *p++ = '"';
   if (e.step != -1) {
-    buf_ += ",\"step\":";
-    append_int(buf_, e.step);
+    p = put(p, ",\"step\":");
+    p = put_int(p, e.step);
   }
+  // As printf("%.17g"): every double written back exactly.
   if (e.bytes != 0) {
-    buf_ += ",\"bytes\":";
-    append_number(buf_, e.bytes);
+    p = put(p, ",\"bytes\":");
+    p = format_general17(p, finite_or_zero(e.bytes));
   }
   if (e.flops != 0) {
-    buf_ += ",\"flops\":";
-    append_number(buf_, e.flops);
+    p = put(p, ",\"flops\":");
+    p = format_general17(p, finite_or_zero(e.flops));
   }
   if (!peers.empty()) {
-    buf_ += ",\"peers\":[";
+    p = put(p, ",\"peers\":[");
     for (std::size_t i = 0; i < peers.size(); ++i) {
-      if (i) buf_ += ',';
-      append_int(buf_, peers[i]);
+      if (i) *p++ = ',';
+      p = put_int(p, peers[i]);
     }
-    buf_ += ']';
+    *p++ = ']';
   }
-  buf_ += "}}";
-  flush_if_full();
+  p = put(p, "}}");
+  advance(p);
 }
 
 void ChromeTraceWriter::finish() {
-  buf_ += "\n]}\n";
-  out_.write(buf_);
-  buf_.clear();
+  advance(put(room(8), "\n]}\n"));
+  hand_over();
 }
 
 std::size_t write_chrome_trace(const EventView& v, const Trace& header, const TraceFilter& filter, TraceOutput& out) {

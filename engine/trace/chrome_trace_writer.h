@@ -1,6 +1,7 @@
 #pragma once
 // ChromeTraceWriter: writes the Chrome-trace / Perfetto JSON of docs/metrics.md "Trace files" as the
-// events come, into a TraceOutput, through one buffer of about a megabyte. write_chrome_trace
+// events come, into a TraceOutput, through one buffer of about a megabyte (formatted in place: room
+// is made for an event's longest text, then it is written at a cursor). write_chrome_trace
 // (engine/trace/trace.h) and the streamed trace of `hcpsim simulate --trace` both use it, so a file is
 // the same bytes whichever way it was written.
 #include <cstdint>
@@ -37,10 +38,15 @@ class ChromeTraceWriter {
   int gpus_per_node() const { return gpn_; }
 
  private:
-  void separator();
-  void flush_if_full();
+  // The cursor, with room for `bytes` more (a full buffer is handed to the output first).
+  char* room(std::size_t bytes);
+  // Moves the cursor to `end` (within the room made) and hands the buffer over once it is full.
+  void advance(char* end);
+  void hand_over();
+  char* separator(char* p);
   TraceOutput& out_;
-  std::string buf_;
+  std::string buf_;      // a byte array: size() is its capacity, pos_ the bytes formatted
+  std::size_t pos_ = 0;
   int gpn_ = 8;
   bool first_ = true;
 };

@@ -14,10 +14,8 @@ __extension__ typedef unsigned __int128 U128;
 
 constexpr std::uint32_t kPow10[10] = {1, 10, 100, 1000, 10000, 100000, 1000000, 10000000, 100000000, 1000000000};
 
-void append_to_chars_fixed(std::string& out, double v, int decimals) {
-  char buf[352];
-  const auto r = std::to_chars(buf, buf + sizeof buf, v, std::chars_format::fixed, decimals);
-  out.append(buf, r.ptr);
+char* to_chars_fixed(char* out, double v, int decimals) {
+  return std::to_chars(out, out + kMaxFixedChars, v, std::chars_format::fixed, decimals).ptr;
 }
 
 // v * 10^decimals rounded to the nearest integer, ties to even, computed exactly from v's binary
@@ -53,10 +51,9 @@ namespace {
 // The text of q / 10^decimals with `decimals` digits after the point. A compile-time `decimals`
 // turns the divisions into multiplications (the trace's times all have six).
 template <int kDecimals>
-void append_scaled(std::string& out, std::uint64_t q) {
+char* format_scaled(char* out, std::uint64_t q) {
   constexpr std::uint64_t scale = kPow10[kDecimals];
-  char buf[32];
-  char* p = std::to_chars(buf, buf + sizeof buf, q / scale).ptr;
+  char* p = std::to_chars(out, out + 24, q / scale).ptr;
   if constexpr (kDecimals > 0) {
     *p++ = '.';
     auto part = static_cast<std::uint32_t>(q % scale);
@@ -66,35 +63,41 @@ void append_scaled(std::string& out, std::uint64_t q) {
     }
     p += kDecimals;
   }
-  out.append(buf, p);
+  return p;
 }
 
 template <int... kDecimals>
-void append_scaled_any(std::string& out, std::uint64_t q, int decimals, std::integer_sequence<int, kDecimals...>) {
-  ((decimals == kDecimals ? append_scaled<kDecimals>(out, q) : void()), ...);
+char* format_scaled_any(char* out, std::uint64_t q, int decimals, std::integer_sequence<int, kDecimals...>) {
+  char* end = out;
+  ((decimals == kDecimals ? (end = format_scaled<kDecimals>(out, q), void()) : void()), ...);
+  return end;
 }
 
 }  // namespace
 
-void append_fixed(std::string& out, double v, int decimals) {
+char* format_fixed(char* out, double v, int decimals) {
   std::uint64_t q = 0;
-  if (decimals < 0 || decimals > 9 || !scaled_round(v, kPow10[decimals], q)) {
-    append_to_chars_fixed(out, v, decimals);
-    return;
-  }
-  if (decimals == 6) append_scaled<6>(out, q);
-  else append_scaled_any(out, q, decimals, std::make_integer_sequence<int, 10>{});
+  if (decimals < 0 || decimals > 9 || !scaled_round(v, kPow10[decimals], q)) return to_chars_fixed(out, v, decimals);
+  if (decimals == 6) return format_scaled<6>(out, q);
+  return format_scaled_any(out, q, decimals, std::make_integer_sequence<int, 10>{});
+}
+
+void append_fixed(std::string& out, double v, int decimals) {
+  char buf[kMaxFixedChars];
+  out.append(buf, format_fixed(buf, v, decimals));
+}
+
+char* format_general17(char* out, double v) {
+  // A whole number below 2^53 has at most 16 digits: %.17g prints it without exponent, point or
+  // trailing zeros, which is the integer's own text. -0 ("-0") takes the general path.
+  if (v >= 0 && v <= 9007199254740992.0 && !std::signbit(v) && v == std::floor(v))
+    return std::to_chars(out, out + kMaxGeneral17Chars, static_cast<std::uint64_t>(v)).ptr;
+  return std::to_chars(out, out + kMaxGeneral17Chars, v, std::chars_format::general, 17).ptr;
 }
 
 void append_general17(std::string& out, double v) {
-  char buf[40];
-  // A whole number below 2^53 has at most 16 digits: %.17g prints it without exponent, point or
-  // trailing zeros, which is the integer's own text. -0 ("-0") takes the general path.
-  if (v >= 0 && v <= 9007199254740992.0 && !std::signbit(v) && v == std::floor(v)) {
-    out.append(buf, std::to_chars(buf, buf + sizeof buf, static_cast<std::uint64_t>(v)).ptr);
-    return;
-  }
-  out.append(buf, std::to_chars(buf, buf + sizeof buf, v, std::chars_format::general, 17).ptr);
+  char buf[kMaxGeneral17Chars];
+  out.append(buf, format_general17(buf, v));
 }
 
 }  // namespace hcpsim

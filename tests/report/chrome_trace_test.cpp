@@ -124,6 +124,39 @@ TEST(ChromeTrace, RoundTrip) {
   }
 }
 
+// The writer formats in place in a buffer of about a megabyte: events that cross its hand-over
+// points, one event larger than the whole buffer (a collective of 200,000 peers) and names with
+// characters JSON must escape all come back as written.
+TEST(ChromeTrace, LargeEventsAndEscapedNamesRoundTrip) {
+  Trace t = sample();
+  t.scenario = std::string("tab\there, newline\nthere, control \x01, backslash \\");
+  const TraceEvent base = t.events[1];
+  t.events.clear();
+  for (int i = 0; i < 20000; ++i) {
+    TraceEvent e = base;
+    e.task = static_cast<TaskId>(i);
+    e.start_s = 1e-6 * i;
+    e.end_s = e.start_s + 3.25e-6;
+    e.name = "L1.bwd.s" + std::to_string(i % 128) + (i % 1000 == 0 ? ".quote\"\\ctl\x1f" : ".send_recv_kv_dkv");
+    t.events.push_back(e);
+  }
+  t.events[12345].peers.resize(200000);
+  for (std::size_t k = 0; k < t.events[12345].peers.size(); ++k) t.events[12345].peers[k] = static_cast<std::int32_t>(k * 7919 % 1000003);
+  std::ostringstream os;
+  write_chrome_trace(t, os);
+  const std::string path = write_temp(os.str());
+  const Trace r = read_chrome_trace(path);
+  std::remove(path.c_str());
+  EXPECT_EQ(r.scenario, t.scenario);
+  ASSERT_EQ(r.events.size(), t.events.size());
+  for (std::size_t i = 0; i < t.events.size(); ++i) {
+    ASSERT_EQ(r.events[i].name, t.events[i].name) << "event " << i;
+    ASSERT_EQ(r.events[i].peers, t.events[i].peers) << "event " << i;
+    ASSERT_EQ(r.events[i].task, t.events[i].task) << "event " << i;
+    ASSERT_NEAR(r.events[i].end_s, t.events[i].end_s, 1e-12) << "event " << i;
+  }
+}
+
 TEST(ChromeTrace, ReadErrorsNameTheProblem) {
   auto message = [](const std::string& text) {
     const std::string path = write_temp(text);

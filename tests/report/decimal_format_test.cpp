@@ -72,7 +72,9 @@ TEST(DecimalFormat, FixedMatchesPrintfOnRandomTimes) {
     const double us = mantissa(rng) * std::pow(10.0, exponent(rng)) * 1e-6 * 1e6;
     ASSERT_EQ(fixed(us, 6), printf_fixed(us, 6)) << "value " << us;
     const double raw = std::abs(std::bit_cast<double>(any_bits(rng)));
-    if (std::isfinite(raw)) ASSERT_EQ(fixed(raw, 6), printf_fixed(raw, 6)) << "bits of " << raw;
+    if (std::isfinite(raw)) {
+      ASSERT_EQ(fixed(raw, 6), printf_fixed(raw, 6)) << "bits of " << raw;
+    }
   }
 }
 
