@@ -35,6 +35,12 @@ char* put_int(char* p, Int v) {
   return std::to_chars(p, p + 24, v).ptr;
 }
 
+// `text` followed by an integer: a key and its value, or a label and its number.
+template <std::size_t N, typename Int>
+char* put_int(char* p, const char (&text)[N], Int v) {
+  return put_int(put(p, text), v);
+}
+
 // JSON string of `s`, quotes included: room for escaped_bound(s.size()).
 constexpr std::size_t escaped_bound(std::size_t n) { return 6 * n + 2; }
 char* put_escaped(char* p, std::string_view s) {
@@ -97,12 +103,9 @@ ChromeTraceWriter::ChromeTraceWriter(TraceOutput& out, const Trace& header)
   }
   p = put(p, "],\"backend\":");
   p = put_escaped(p, header.backend);
-  p = put(p, ",\"world_size\":");
-  p = put_int(p, header.world_size);
-  p = put(p, ",\"gpus_per_node\":");
-  p = put_int(p, gpn_);
-  p = put(p, ",\"trace_format\":");
-  p = put_int(p, kChromeTraceFormat);
+  p = put_int(p, ",\"world_size\":", header.world_size);
+  p = put_int(p, ",\"gpus_per_node\":", gpn_);
+  p = put_int(p, ",\"trace_format\":", kChromeTraceFormat);
   p = put(p, "},\n\"traceEvents\":[\n");
   advance(p);
 }
@@ -138,38 +141,28 @@ void ChromeTraceWriter::advance(char* end) {
 void ChromeTraceWriter::metadata(const std::set<int>& nodes, const std::set<std::pair<std::int32_t, int>>& threads) {
   for (const int n : nodes) {
     char* p = separator(room(512));
-    p = put(p, "{\"ph\":\"M\",\"name\":\"process_name\",\"pid\":");
-    p = put_int(p, n);
-    p = put(p, ",\"tid\":0,\"args\":{\"name\":\"node ");
-    p = put_int(p, n);
+    p = put_int(p, "{\"ph\":\"M\",\"name\":\"process_name\",\"pid\":", n);
+    p = put_int(p, ",\"tid\":0,\"args\":{\"name\":\"node ", n);
     p = put(p, "\"}}");
     p = separator(p);
-    p = put(p, "{\"ph\":\"M\",\"name\":\"process_sort_index\",\"pid\":");
-    p = put_int(p, n);
-    p = put(p, ",\"tid\":0,\"args\":{\"sort_index\":");
-    p = put_int(p, n);
+    p = put_int(p, "{\"ph\":\"M\",\"name\":\"process_sort_index\",\"pid\":", n);
+    p = put_int(p, ",\"tid\":0,\"args\":{\"sort_index\":", n);
     p = put(p, "}}");
     advance(p);
   }
   for (const auto& [rank, stream] : threads) {
     const int tid = tid_of(rank, static_cast<Stream>(stream));
     char* p = separator(room(512));
-    p = put(p, "{\"ph\":\"M\",\"name\":\"thread_name\",\"pid\":");
-    p = put_int(p, rank / gpn_);
-    p = put(p, ",\"tid\":");
-    p = put_int(p, tid);
-    p = put(p, ",\"args\":{\"name\":\"rank ");
-    p = put_int(p, rank);
+    p = put_int(p, "{\"ph\":\"M\",\"name\":\"thread_name\",\"pid\":", rank / gpn_);
+    p = put_int(p, ",\"tid\":", tid);
+    p = put_int(p, ",\"args\":{\"name\":\"rank ", rank);
     *p++ = ' ';
     p = put(p, std::string_view(to_string(static_cast<Stream>(stream))));
     p = put(p, "\"}}");
     p = separator(p);
-    p = put(p, "{\"ph\":\"M\",\"name\":\"thread_sort_index\",\"pid\":");
-    p = put_int(p, rank / gpn_);
-    p = put(p, ",\"tid\":");
-    p = put_int(p, tid);
-    p = put(p, ",\"args\":{\"sort_index\":");
-    p = put_int(p, tid);
+    p = put_int(p, "{\"ph\":\"M\",\"name\":\"thread_sort_index\",\"pid\":", rank / gpn_);
+    p = put_int(p, ",\"tid\":", tid);
+    p = put_int(p, ",\"args\":{\"sort_index\":", tid);
     p = put(p, "}}");
     advance(p);
   }
@@ -184,10 +177,8 @@ void ChromeTraceWriter::event(const EventFacts& e, std::string_view name, std::s
   p = put_escaped(p, name);
   p = put(p, ",\"cat\":\"");
   p = put(p, std::string_view(to_string(e.kind)));
-  p = put(p, "\",\"pid\":");
-  p = put_int(p, e.rank / gpn_);
-  p = put(p, ",\"tid\":");
-  p = put_int(p, tid_of(e.rank, e.stream));
+  p = put_int(p, "\",\"pid\":", e.rank / gpn_);
+  p = put_int(p, ",\"tid\":", tid_of(e.rank, e.stream));
   p = put(p, ",\"ts\":");
   p = format_fixed(p, finite_or_zero(e.start_s * 1e6), 6);
   p = put(p, ",\"dur\":");
@@ -195,16 +186,13 @@ void ChromeTraceWriter::event(const EventFacts& e, std::string_view name, std::s
   // args: what the event's category and thread do not already say (format 2, docs/metrics.md
   // "Trace files"): the kind is `cat`, rank and stream are `tid` (rank x 6 + stream); step, bytes,
   // flops and peers only when they differ from "none" (-1, 0, 0, []).
-  p = put(p, ",\"args\":{\"task\":");
-  p = put_int(p, e.task);
-  p = put(p, ",\"layer\":");
-  p = put_int(p, e.layer);
+  p = put_int(p, ",\"args\":{\"task\":", e.task);
+  p = put_int(p, ",\"layer\":", e.layer);
   p = put(p, ",\"pass\":\"");
   p = put(p, std::string_view(to_string(e.pass)));
   *p++ = '"';
   if (e.step != -1) {
-    p = put(p, ",\"step\":");
-    p = put_int(p, e.step);
+    p = put_int(p, ",\"step\":", e.step);
   }
   // As printf("%.17g"): every double written back exactly.
   if (e.bytes != 0) {
