@@ -8,7 +8,7 @@
 
 #include "engine/accuracy/case_loader.h"
 #include "engine/cost/cost_model.h"
-#include "engine/report/simulate.h"
+#include "engine/app/simulate.h"
 #include "engine/scenario/loader.h"
 #include "engine/scenario/validate.h"
 

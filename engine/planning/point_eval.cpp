@@ -4,7 +4,7 @@
 #include <limits>
 #include <stdexcept>
 
-#include "engine/report/simulate.h"
+#include "engine/app/simulate.h"
 #include "engine/scenario/loader.h"
 #include "engine/scenario/validate.h"
 

@@ -11,7 +11,7 @@
 
 #include "engine/analytic/analytic_backend.h"
 #include "engine/fold/fold_plan.h"
-#include "engine/report/simulate.h"
+#include "engine/app/simulate.h"
 #include "engine/scenario/loader.h"
 #include "engine/trace/trace.h"
 #include "tests/fold/fold_test_util.h"

@@ -6,7 +6,7 @@
 
 #include "engine/analytic/analytic_backend.h"
 #include "engine/fold/fold_plan.h"
-#include "engine/report/simulate.h"
+#include "engine/app/simulate.h"
 #include "engine/scenario/feasibility.h"
 #include "engine/scenario/validate.h"
 #include "tests/fold/fold_test_util.h"

@@ -5,7 +5,7 @@
 #include "engine/backend/backend.h"
 #include "engine/core/internal_error.h"
 #include "engine/report/report_guard.h"
-#include "engine/report/simulate.h"
+#include "engine/app/simulate.h"
 #include "engine/scenario/feasibility.h"
 #include "engine/scenario/loader.h"
 #include "engine/scenario/validate.h"
