@@ -2,6 +2,7 @@
 
 #include <sstream>
 
+#include "engine/app/engine_backends.h"
 #include "engine/backend/backend.h"
 #include "engine/core/internal_error.h"
 #include "engine/report/report_guard.h"

@@ -6,6 +6,7 @@
 #include <cmath>
 #include <set>
 
+#include "engine/app/engine_backends.h"
 #include "engine/backend/backend.h"
 #include "engine/planning/planner.h"
 #include "engine/planning/point_eval.h"
