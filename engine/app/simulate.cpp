@@ -1,22 +1,22 @@
 #include "engine/app/simulate.h"
 
-#include "engine/memory/memory_model.h"
 #include "engine/app/memory_report.h"
+#include "engine/memory/memory_model.h"
 
 #include <algorithm>
 #include <chrono>
 #include <optional>
 #include <utility>
 
+#include "engine/app/trace_during_run.h"
 #include "engine/fold/fold_plan.h"
 #include "engine/fold/fold_report.h"
-#include "engine/app/trace_during_run.h"
-#include "engine/scenario/feasibility.h"
 #include "engine/schedule/build.h"
 #include "engine/step/step_model.h"
 #include "engine/trace/graph_event_view.h"
 #include "engine/trace/task_times.h"
 #include "engine/trace/trace_output.h"
+#include "engine/validate/feasibility.h"
 
 namespace hcpsim {
 step::LayerTimes layer_times_of(const Report& r) {

@@ -6,7 +6,7 @@
 
 #include "engine/app/simulate.h"
 #include "engine/scenario/loader.h"
-#include "engine/scenario/validate.h"
+#include "engine/validate/validate.h"
 
 namespace hcpsim::planning {
 namespace {
