@@ -207,12 +207,7 @@ CalibrationResult measure_calibration(const CalibrateRequest& r) {
       const MaskSection section = !p.causal ? MaskSection::Full
                                   : (p.q_len == p.kv_len ? MaskSection::Diagonal : MaskSection::BottomRight);
       const AttentionShape a = attention_shape(1, p.q_len, p.kv_len, p.heads, p.kv_heads, p.head_dim, p.head_dim, section);
-      Task t;
-      t.kind = pass == Pass::Forward ? TaskKind::AttentionForward : TaskKind::AttentionBackward;
-      t.pass = pass;
-      t.attention = cal.add_attention(a);
-      t.flops = attention_flops(a, pass);
-      cal.add_task(t, "attn");
+      add_attention_task(cal, a, pass);
       point_of.push_back(&p);
     }
   }

@@ -74,14 +74,7 @@ InterferenceResult probe_interference(const InterferenceRequest& r) {
   TaskGraph g;
   g.world_size = 1;
   const AttentionShape a = attention_shape(1, 8192, 8192, 16, 16, 128, 128, MaskSection::Diagonal);
-  for (Pass pass : {Pass::Forward, Pass::Backward}) {
-    Task t;
-    t.kind = pass == Pass::Forward ? TaskKind::AttentionForward : TaskKind::AttentionBackward;
-    t.pass = pass;
-    t.attention = g.add_attention(a);
-    t.flops = attention_flops(a, pass);
-    g.add_task(t, "attn");
-  }
+  for (Pass pass : {Pass::Forward, Pass::Backward}) add_attention_task(g, a, pass);
   TaskTimer timer(g, 1);
   Buffers buf;
   cudaStream_t main_s = nullptr, side_s = nullptr;

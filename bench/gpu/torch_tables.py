@@ -14,6 +14,7 @@ cannot run a shape gets no time and the reason in `note` (never a made-up number
   usage: torch_tables.py MODEL_TABLE.csv [--iterations N]"""
 import argparse
 import csv
+import os
 import sys
 
 FIELDS = ["kind", "pass", "mask", "q_len", "kv_len", "heads", "kv_heads", "head_dim", "m", "n", "k", "dtype",
@@ -66,19 +67,11 @@ def torch_measure(iterations):
     dev = torch.device("cuda")
     chosen = {"cudnn": SDPBackend.CUDNN_ATTENTION, "flash": SDPBackend.FLASH_ATTENTION}
 
+    sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+    from sdpa_bench import time_ms as time_iters   # the same CUDA-event median as the SDPA speed step
+
     def time_ms(fn):
-        for _ in range(2):
-            fn()
-        torch.cuda.synchronize()
-        times = []
-        for _ in range(iterations):
-            a, b = torch.cuda.Event(enable_timing=True), torch.cuda.Event(enable_timing=True)
-            a.record()
-            fn()
-            b.record()
-            torch.cuda.synchronize()
-            times.append(a.elapsed_time(b))
-        return sorted(times)[len(times) // 2]
+        return time_iters(fn, iterations)
 
     def attention(r, backend):
         b, hq, hk, d = 1, int(r["heads"]), int(r["kv_heads"]), int(r["head_dim"])

@@ -1,7 +1,7 @@
 #pragma once
-// Rows of the double-precision attention reference (attention_reference.h), for checking long
-// sequences on sampled rows: a forward or dQ row costs kv_len x dim, a dK/dV row q_len x dim per
-// query head, so 8K-token chunks are checked in seconds instead of the dense reference's hours.
+// Rows of the double-precision attention reference (attention_reference.h, whose ref_forward_row
+// gives a forward row), for checking long sequences on sampled rows: a forward or dQ row costs
+// kv_len x dim, a dK/dV row q_len x dim per query head, so 8K-token chunks are checked in seconds instead of the dense reference's hours.
 // The dK/dV rows take each query row's LSE and delta = rowsum(dO * O) as inputs (the kernel's own,
 // once the sampled rows of both have been checked against the forward rows).
 #include <cmath>
@@ -11,31 +11,6 @@
 #include "attention_reference.h"
 
 namespace hcpsim::test {
-
-// O row (dim values) and LSE of query row i of head h, batch b; O = 0, LSE = -inf when it sees nothing.
-inline double ref_forward_row(const RefDims& d, HostView q, HostView k, HostView v, int b, int h, int i, double* o) {
-  const int hk = h / (d.heads / d.kv_heads);
-  std::vector<double> s(d.kv_len, -std::numeric_limits<double>::infinity());
-  double mx = -std::numeric_limits<double>::infinity();
-  for (int j = 0; j < d.kv_len; ++j) {
-    if (!d.visible(i, j)) continue;
-    double dot = 0;
-    for (int c = 0; c < d.dim; ++c) dot += q.at(b, i, h, c) * k.at(b, j, hk, c);
-    s[j] = dot * d.scale();
-    mx = std::max(mx, s[j]);
-  }
-  for (int c = 0; c < d.dim; ++c) o[c] = 0;
-  if (mx == -std::numeric_limits<double>::infinity()) return mx;
-  double sum = 0;
-  for (int j = 0; j < d.kv_len; ++j)
-    if (d.visible(i, j)) sum += std::exp(s[j] - mx);
-  for (int j = 0; j < d.kv_len; ++j) {
-    if (!d.visible(i, j)) continue;
-    const double p = std::exp(s[j] - mx) / sum;
-    for (int c = 0; c < d.dim; ++c) o[c] += p * v.at(b, j, hk, c);
-  }
-  return mx + std::log(sum);
-}
 
 // dQ row of query row i, head h, from that row's reference O row and LSE.
 inline void ref_dq_row(const RefDims& d, HostView q, HostView k, HostView v, HostView dout, int b, int h, int i,

@@ -1,7 +1,7 @@
 // The attention kernels at the lengths the schedules run (8K-token chunks: a causal GQA diagonal,
 // a ring step's lower half, an all_gather bottom-right prefix) against the double-precision
-// reference on sampled rows (label gpu), and the sampled reference itself against the dense one
-// (host, no device).
+// reference on sampled rows (label gpu), and the gradient rows of the sampled reference against the
+// dense backward (host, no device).
 #include <gtest/gtest.h>
 
 #include <algorithm>
@@ -36,7 +36,7 @@ std::vector<int> sampled(int n, int extra, std::mt19937& rng) {
   return {s.begin(), s.end()};
 }
 
-TEST(SampledReference, RowsMatchTheDenseReference) {
+TEST(SampledReference, GradientRowsMatchTheDenseBackward) {
   std::mt19937 rng(7);
   for (int mask : {0, 1, 2}) {
     test::RefDims d{2, 40, 56, 4, 2, 16, mask};
@@ -56,13 +56,10 @@ TEST(SampledReference, RowsMatchTheDenseReference) {
       for (int h = 0; h < d.heads; ++h)
         for (int i = 0; i < d.q_len; ++i) {
           const std::size_t r = (static_cast<std::size_t>(b) * d.heads + h) * d.q_len + i;
+          // The forward row is ref_forward's own (one implementation); the gradient rows are not.
           const double l = test::ref_forward_row(d, hq, hk, hv, b, h, i, row.data());
-          worst = std::max(worst, std::isinf(lse[r]) ? (std::isinf(l) ? 0.0 : 1.0) : std::abs(l - lse[r]));
           const double* dense_o = &o[((static_cast<std::size_t>(b) * d.q_len + i) * d.heads + h) * d.dim];
-          for (int c = 0; c < d.dim; ++c) {
-            worst = std::max(worst, std::abs(row[c] - dense_o[c]));
-            delta[r] += hdo.at(b, i, h, c) * dense_o[c];
-          }
+          for (int c = 0; c < d.dim; ++c) delta[r] += hdo.at(b, i, h, c) * dense_o[c];
           test::ref_dq_row(d, hq, hk, hv, hdo, b, h, i, row.data(), l, row2.data());
           for (int c = 0; c < d.dim; ++c)
             worst = std::max(worst, std::abs(row2[c] - dq[((static_cast<std::size_t>(b) * d.q_len + i) * d.heads + h) * d.dim + c]));
