@@ -2,10 +2,14 @@
 
 #include <algorithm>
 #include <map>
+#include <ostream>
 #include <set>
 #include <tuple>
+#include <unordered_map>
 
+#include "engine/app/prediction.h"
 #include "engine/cost/cost_model.h"
+#include "engine/cost/nccl_p2p.h"
 #include "engine/layout/rank_layout.h"
 #include "engine/schedule/build.h"
 #include "engine/trace/trace.h"
@@ -41,7 +45,9 @@ struct Samples {
 
 class Fitter {
  public:
-  Fitter(const Scenario& s, const TaskGraph& g) : s_(s), g_(g), cost_(s) {
+  // `predicted_s`: each task's duration in the model's prediction (contention included), by task id.
+  Fitter(const Scenario& s, const TaskGraph& g, std::unordered_map<TaskId, double> predicted_s)
+      : s_(s), g_(g), cost_(s), predicted_s_(std::move(predicted_s)) {
     const auto& gpu = s.cluster.gpu;
     const bool fp8 = s.fp8_enabled() && gpu.fp8_flops > 0;
     gemm_peak_ = fp8 ? gpu.fp8_flops : gpu.bf16_flops;
@@ -50,9 +56,17 @@ class Fitter {
   }
   double overhead_s() const { return overhead_s_; }
 
+  // Removes the contention the model adds on its own (comm/compute interference, waiting for a peer):
+  // the measured time divided by the task's predicted time over its time alone.
+  double alone_s(const Task& t, double measured_s, double model_alone_s) const {
+    auto it = predicted_s_.find(g_.id_of(t));
+    if (it == predicted_s_.end() || !(model_alone_s > 0) || !(it->second > model_alone_s)) return measured_s;
+    return measured_s * model_alone_s / it->second;
+  }
+
   void add(const Task& t, double measured_s, Samples& out) const {
     if (t.kind == TaskKind::SendRecv) return add_link(t, measured_s, out);
-    const double work_s = measured_s - overhead_s_;
+    const double work_s = alone_s(t, measured_s, cost_.compute_seconds(g_, t)) - overhead_s_;
     if (!(work_s > 0)) {
       ++out.shorter_than_overhead;
       return;
@@ -84,7 +98,9 @@ class Fitter {
     for (auto p : peers) inter = inter || p / gpn != t.rank / gpn;
     const double bw = inter ? s_.cluster.nic_bandwidth_Bps : s_.cluster.intra_node_bandwidth_Bps;
     const double lat = inter ? s_.cluster.inter_node_latency_s : s_.cluster.intra_node_latency_s;
-    const double work_s = measured_s - lat;
+    const LinkClass cls = inter ? LinkClass::InterNode : LinkClass::IntraNode;
+    const double model_eff = cost_.p2p_efficiency(t.bytes, cls, bw, cost_.p2p_comm(g_.comms().at(t.comm)));
+    const double work_s = alone_s(t, measured_s, lat + t.bytes / (bw * model_eff)) - lat;
     if (!(work_s > 0) || !(t.bytes > 0)) {
       ++out.shorter_than_overhead;
       return;
@@ -100,6 +116,7 @@ class Fitter {
   const Scenario& s_;
   const TaskGraph& g_;
   CostModel cost_;
+  std::unordered_map<TaskId, double> predicted_s_;
   double gemm_peak_ = 0, attention_peak_ = 0, overhead_s_ = 0;
 };
 
@@ -151,7 +168,10 @@ void write_tables(const Samples& s, std::size_t used[4], TraceFitResult& r) {
 TraceFitResult fit_calibration_from_trace(const Scenario& s, const MeasuredRun& run) {
   const RankLayout layout = RankLayout::from_scenario(s);
   const TaskGraph g = build_task_graph(s, layout, graph_options_from(s));
-  const Fitter fitter(s, g);
+  // The model's own prediction of the run: each task's time with the contention it models.
+  std::unordered_map<TaskId, double> predicted_s;
+  for (const auto& e : app::predict(s, "analytic").trace.events) predicted_s[e.task] = e.end_s - e.start_s;
+  const Fitter fitter(s, g, std::move(predicted_s));
   const auto tasks = tasks_by_group(g);
   TraceFitResult r;
   Samples samples;
@@ -193,6 +213,13 @@ TraceFitResult fit_calibration_from_trace(const Scenario& s, const MeasuredRun& 
   r.notes.push_back("not fitted: collectives other than send/recv (their message-size axis differs by op), launch overheads "
                     "(kernel_overhead_s is the scenario's, written so the fit inverts the same model)");
   return r;
+}
+
+void write_fit_summary(const TraceFitResult& r, std::ostream& os) {
+  if (r.tables.empty()) os << "no table filled: no measured kernel matched a task of the scenario\n";
+  for (const auto& t : r.tables)
+    os << "filled " << t.table << " from " << t.samples << " kernels (" << t.points << " points)\n";
+  for (const auto& n : r.notes) os << "note: " << n << '\n';
 }
 
 }  // namespace hcpsim
