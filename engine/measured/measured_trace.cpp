@@ -2,6 +2,8 @@
 
 #include <algorithm>
 #include <array>
+#include <limits>
+#include <stdexcept>
 
 namespace hcpsim {
 namespace {
@@ -48,6 +50,33 @@ std::uint32_t NameTable::id(std::string_view name) {
   names_.emplace_back(name);
   index_.emplace(std::string(name), id);
   return id;
+}
+
+double measured_step_s(const MeasuredRun& run) {
+  double slowest = -1;
+  for (const auto& r : run.ranks) {
+    if (r.steps <= 0) continue;
+    std::vector<std::pair<double, double>> span(static_cast<std::size_t>(r.steps),
+                                                {std::numeric_limits<double>::infinity(), -std::numeric_limits<double>::infinity()});
+    for (const auto& k : r.kernels) {
+      if (k.step < 0) continue;
+      auto& s = span[static_cast<std::size_t>(k.step)];
+      s.first = std::min(s.first, k.start_s);
+      s.second = std::max(s.second, k.end_s);
+    }
+    double sum = 0;
+    int n = 0;
+    for (const auto& s : span) {
+      if (!(s.second > s.first)) continue;
+      sum += s.second - s.first;
+      ++n;
+    }
+    if (n > 0) slowest = std::max(slowest, sum / n);
+  }
+  if (slowest < 0)
+    throw std::runtime_error("the measured run has no step ranges (ProfilerStep#N from torch.profiler's schedule, or "
+                             "NVTX ranges named \"step N\"): its step time is unknown");
+  return slowest;
 }
 
 void assign_streams(MeasuredRank& r) {

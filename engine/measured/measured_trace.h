@@ -74,6 +74,12 @@ class NameTable {
   std::map<std::string, std::uint32_t, std::less<>> index_;
 };
 
+// The step time of a profiled run: on each rank, the mean over its profiled steps of first kernel
+// start to last kernel end; the largest over ranks (the slowest rank sets the step; ranks' clocks
+// are not aligned, so spans are not compared across ranks). Throws std::runtime_error when no rank
+// has step ranges (ProfilerStep#N or NVTX "step N").
+double measured_step_s(const MeasuredRun& run);
+
 // Maps each CUDA stream of `r` to an hcpsim stream by what most of its kernel time is: compute
 // streams to main (the busiest) and cp (the others); communication streams to nccl:p2p (send/recv),
 // nccl:a2a (all-to-all) and nccl:tp (all-gather, reduce-scatter, all-reduce, other collectives).

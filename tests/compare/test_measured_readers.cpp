@@ -86,7 +86,9 @@ TEST(KinetoReader, NcclKernelsByCollectiveAndStream) {
   EXPECT_EQ(r.streams.at(40), Stream::NcclTp);
   // All-reduce bytes from "In msg nelems" x Float.
   for (const auto& k : r.kernels) {
-    if (k.kind == MeasuredKind::AllReduce) EXPECT_GT(k.bytes, 0);
+    if (k.kind == MeasuredKind::AllReduce) {
+      EXPECT_GT(k.bytes, 0);
+    }
   }
   // Kernels launched in ProfilerStep#4 (by correlation) are step 0.
   std::size_t step0 = 0;
