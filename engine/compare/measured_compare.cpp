@@ -4,6 +4,7 @@
 #include <cmath>
 #include <limits>
 #include <set>
+#include <sstream>
 
 namespace hcpsim {
 namespace {
@@ -172,12 +173,17 @@ MeasuredCompareResult compare_with_measured(const Trace& predicted, const Measur
     r.notes.push_back("the measured run has no step ranges (ProfilerStep#N or NVTX \"step N\"): the whole trace is one step");
   if (r.outside_steps > 0)
     r.notes.push_back(std::to_string(r.outside_steps) + " measured kernels lie outside every step range and are left out");
+  std::string counts;
   for (const auto& [kind, f] : r.by_kind) {
     if (f.predicted_count > 0 && f.measured_count > 0 && std::abs(f.predicted_count - f.measured_count) > 1e-9 * f.measured_count) {
-      r.notes.push_back(kind + ": " + std::to_string(f.predicted_count) + " predicted vs " + std::to_string(f.measured_count) +
-                        " measured kernels per step and rank (the prediction may simulate fewer layers or micro-batches than the run)");
+      std::ostringstream os;
+      os << ' ' << kind << ' ' << f.measured_count << '/' << f.predicted_count;
+      counts += os.str();
     }
   }
+  if (!counts.empty())
+    r.notes.push_back("kernels per step and rank, measured/predicted:" + counts +
+                      " (the prediction may simulate fewer layers or micro-batches than the run: compare the per-kernel columns)");
   rank_note(r.notes, "predicted but not measured", pred_ranks, meas_ranks);
   rank_note(r.notes, "measured but not predicted", meas_ranks, pred_ranks);
   r.notes.insert(r.notes.end(), measured.notes.begin(), measured.notes.end());
