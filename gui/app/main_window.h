@@ -43,6 +43,7 @@ class MainWindow : public QMainWindow {
   SummaryView* summary() const { return summary_; }
   PlanPanel* plan() const { return plan_; }
   StepTimelinePanel* step_timeline() const { return step_timeline_; }
+  TimelineView* timeline() const { return timeline_; }
   // Predicts the editor's last valid scenario in the background through the application layer
   // (gui/models/prediction.h); the summary, the timeline and the step view follow. `backend` empty:
   // the scenario's simulation.backend. False when a prediction runs or there is no valid scenario.

@@ -27,6 +27,7 @@ void StepTimelinePanel::set_trace(const Trace& t) {
                      "Wheel zooms into one layer's ranks and streams.")
                       .arg(QString::fromStdString(t.scenario), format_seconds(end_s), QString::fromStdString(t.backend)));
   view_->set_traces(from_engine_trace(t));
+  trace_ = t;
 }
 
 void StepTimelinePanel::set_message(const QString& text) { label_->setText(text); }

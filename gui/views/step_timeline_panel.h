@@ -21,8 +21,10 @@ class StepTimelinePanel : public QWidget {
   void set_message(const QString& text);   // no trace: why
   TimelineView* view() const { return view_; }
   QString message() const;
+  const Trace& trace() const { return trace_; }   // the last trace shown
 
  private:
+  Trace trace_;
   QLabel* label_;
   TimelineView* view_;
 };
