@@ -2,7 +2,7 @@
 
 #include "engine/app/backend_catalog.h"
 #include "engine/planning/point_eval.h"
-#include "engine/scenario/validate.h"
+#include "engine/validate/validate.h"
 
 namespace hcpsim::app {
 

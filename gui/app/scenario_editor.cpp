@@ -19,7 +19,7 @@
 #include <map>
 
 #include "engine/scenario/loader.h"
-#include "engine/scenario/validate.h"
+#include "engine/validate/validate.h"
 #include "gui/models/yaml_text_edit.h"
 
 namespace hcpsim::gui {

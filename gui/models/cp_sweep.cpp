@@ -5,7 +5,7 @@
 
 #include "engine/app/prediction.h"
 #include "engine/planning/planner.h"
-#include "engine/scenario/validate.h"
+#include "engine/validate/validate.h"
 
 namespace hcpsim::gui {
 
