@@ -10,7 +10,7 @@
 #include "engine/app/help_footer.h"
 #include "engine/core/diagnostics.h"
 #include "engine/scenario/loader.h"
-#include "engine/scenario/validate.h"
+#include "engine/validate/validate.h"
 #include "gui/app/main_window.h"
 #include "gui/views/screenshot.h"
 

@@ -15,7 +15,7 @@
 #include <yaml-cpp/yaml.h>
 
 #include "engine/scenario/loader.h"
-#include "engine/scenario/validate.h"
+#include "engine/validate/validate.h"
 
 namespace hcpsim::gui {
 namespace {

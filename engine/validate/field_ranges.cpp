@@ -1,4 +1,4 @@
-#include "engine/scenario/field_ranges.h"
+#include "engine/validate/field_ranges.h"
 
 #include <cmath>
 #include <cstdio>

@@ -1,7 +1,8 @@
 // Registration of the backends that live in the engine. The "reference" backend (engine/reference/)
 // registers itself through register_reference_backend(), called from here.
+#include "engine/app/engine_backends.h"
+
 #include "engine/analytic/analytic_backend.h"
-#include "engine/backend/backend.h"
 #include "engine/reference/reference_backend.h"
 
 namespace hcpsim {

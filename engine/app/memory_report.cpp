@@ -1,4 +1,4 @@
-#include "engine/memory/memory_report.h"
+#include "engine/app/memory_report.h"
 
 namespace hcpsim {
 

@@ -1,6 +1,6 @@
 // Validation rules 1-9 of docs/scenario.md "Rules". Messages quote Megatron-LM, Megatron-Bridge or Transformer
 // Engine where those have their own text for the rule (docs/scenario.md "Rules").
-#include "engine/scenario/validate.h"
+#include "engine/validate/validate.h"
 
 #include <algorithm>
 #include <numeric>
@@ -9,9 +9,9 @@
 #include <stdexcept>
 
 #include "engine/layout/rank_layout.h"
-#include "engine/scenario/feasibility.h"
-#include "engine/scenario/field_ranges.h"
-#include "engine/scenario/validate_hyperparallel.h"
+#include "engine/validate/feasibility.h"
+#include "engine/validate/field_ranges.h"
+#include "engine/validate/validate_hyperparallel.h"
 
 namespace hcpsim {
 

@@ -1,4 +1,4 @@
-#include "engine/scenario/feasibility.h"
+#include "engine/validate/feasibility.h"
 
 #include <cstdio>
 #include <map>
@@ -9,7 +9,7 @@
 
 #include "engine/cost/calibration.h"
 #include "engine/fold/fold_plan.h"
-#include "engine/scenario/field_ranges.h"
+#include "engine/validate/field_ranges.h"
 
 namespace hcpsim {
 

@@ -1,4 +1,4 @@
-#include "engine/report/trace_during_run.h"
+#include "engine/app/trace_during_run.h"
 
 #include <utility>
 

@@ -1,8 +1,8 @@
 // HyperParallel CP rules (docs/scenario.md "HyperParallel"). Messages quote HyperParallel's
 // ValueErrors where it raises one ("cp_size (8) must be divisible by ulysses_degree (3).").
-#include "engine/scenario/validate_hyperparallel.h"
+#include "engine/validate/validate_hyperparallel.h"
 
-#include "engine/scenario/field_ranges.h"
+#include "engine/validate/field_ranges.h"
 
 namespace hcpsim {
 

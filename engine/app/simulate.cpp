@@ -1,22 +1,22 @@
-#include "engine/report/simulate.h"
+#include "engine/app/simulate.h"
 
+#include "engine/app/memory_report.h"
 #include "engine/memory/memory_model.h"
-#include "engine/memory/memory_report.h"
 
 #include <algorithm>
 #include <chrono>
 #include <optional>
 #include <utility>
 
+#include "engine/app/trace_during_run.h"
 #include "engine/fold/fold_plan.h"
 #include "engine/fold/fold_report.h"
-#include "engine/report/trace_during_run.h"
-#include "engine/scenario/feasibility.h"
 #include "engine/schedule/build.h"
 #include "engine/step/step_model.h"
 #include "engine/trace/graph_event_view.h"
 #include "engine/trace/task_times.h"
 #include "engine/trace/trace_output.h"
+#include "engine/validate/feasibility.h"
 
 namespace hcpsim {
 step::LayerTimes layer_times_of(const Report& r) {
@@ -59,7 +59,7 @@ SimulationResult simulate_scenario(const Scenario& full, Backend& backend, const
   r.trace.world_size = s.world_size();
   r.trace.gpus_per_node = s.cluster.gpus_per_node;
   TaskTimesSink sink(g.size());
-  // The trace file is written on a second thread as the task times come (engine/report/trace_during_run.h).
+  // The trace file is written on a second thread as the task times come (engine/app/trace_during_run.h).
   std::optional<TraceDuringRun> trace_writer;
   if (trace_out) {
     TraceFileJob job{trace_out.get(), r.trace, options.trace_filter, &fold};
