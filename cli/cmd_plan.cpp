@@ -13,8 +13,8 @@
 #include "cli/scenario_args.h"
 #include "engine/app/backend_catalog.h"
 #include "engine/app/help_footer.h"
+#include "engine/app/point_eval.h"
 #include "engine/planning/planner.h"
-#include "engine/planning/point_eval.h"
 #include "engine/scenario/loader.h"
 #include "engine/validate/validate.h"
 
