@@ -17,6 +17,7 @@
 #include "engine/accuracy/error_band.h"
 #include "engine/accuracy/case_loader.h"
 #include "engine/accuracy/case_prediction.h"
+#include "engine/app/engine_backends.h"
 #include "engine/app/help_footer.h"
 #include "engine/backend/backend.h"
 #include "engine/scenario/schema.h"

@@ -7,10 +7,10 @@
 #include <stdexcept>
 
 #include "engine/accuracy/case_loader.h"
+#include "engine/app/simulate.h"
 #include "engine/cost/cost_model.h"
-#include "engine/report/simulate.h"
 #include "engine/scenario/loader.h"
-#include "engine/scenario/validate.h"
+#include "engine/validate/validate.h"
 
 namespace hcpsim::accuracy {
 
