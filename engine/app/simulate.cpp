@@ -8,6 +8,7 @@
 #include <optional>
 #include <utility>
 
+#include "engine/accuracy/error_band.h"
 #include "engine/app/trace_during_run.h"
 #include "engine/fold/fold_plan.h"
 #include "engine/fold/fold_report.h"
@@ -89,6 +90,7 @@ SimulationResult simulate_scenario(const Scenario& full, Backend& backend, const
       (full.vpp() == 1 || m % full.pp() == 0 || full.train.mode == TrainMode::Prefill))
     r.report.step = step::compose_step(full, layer_times_of(r.report),
                                        {.link_sharing = backend.capabilities().models_contention});
+  if (r.report.step) r.report.step->error_band = accuracy::error_band_for(full);
   stage("memory and step");
   if (trace_writer) {
     r.trace_file_events = trace_writer->finish();
@@ -113,7 +115,9 @@ StepReport predict_step(const Scenario& s, Backend& backend, Report* layer_repor
   one.simulation.layers = 1;   // layers of one pass are alike: one layer gives the per-layer times
   const Report r = simulate_scenario(one, backend, so).report;
   if (layer_report != nullptr) *layer_report = r;
-  return step::compose_step(s, layer_times_of(r), {.link_sharing = backend.capabilities().models_contention});
+  StepReport st = step::compose_step(s, layer_times_of(r), {.link_sharing = backend.capabilities().models_contention});
+  st.error_band = accuracy::error_band_for(s);
+  return st;
 }
 
 }  // namespace hcpsim
