@@ -6,6 +6,7 @@
 #include <string>
 #include <vector>
 
+#include "cli/calibrate_from_trace.h"
 #include "cli/calibrate_model_table.h"
 #include "cli/commands.h"
 #include "cli/scenario_args.h"
@@ -28,6 +29,8 @@ struct CalibrateArgs {
   bool devices = false;
   bool model_table = false;
   int iterations = 5;
+  std::vector<std::string> from_trace;
+  std::string kernel_rules;
 };
 
 #ifdef HCPSIM_HAVE_CUDA
@@ -92,12 +95,17 @@ void add_calibrate_command(CLI::App& app, CliContext& ctx) {
   cmd->add_option("--iterations", args->iterations, "Timed runs per point (median)")
       ->check(CLI::Range(1, 1000))
       ->capture_default_str();
+  cmd->add_option("--from-trace", args->from_trace,
+                  "Fit the tables from a profiled run of the scenario instead of measuring: PyTorch profiler "
+                  "traces, folders of them or Nsight Systems SQLite exports (docs/validation.md)");
+  cmd->add_option("--kernel-rules", args->kernel_rules, "With --from-trace: YAML file of extra kernel classification rules");
   cmd->footer(app::format_help_footer(
       {.before = "Attention efficiency = FLOPs (docs/schedules.md, exact causal pairs) / time / nominal bf16 peak;\n"
                  "link efficiency = bytes a rank sends / time / nominal intra-node bandwidth (NCCL over the local\n"
                  "GPUs, needs 2 or more). The file is the format of `cluster.calibration` (docs/metrics.md \"Calibration file format\").",
        .examples = {{{"hcpsim calibrate scenarios/llama3-8b-64k-dgx-h100-p2p.yaml --quick --out calib.yaml"}},
-                    {{"hcpsim simulate scenarios/llama3-8b-64k-dgx-h100-p2p.yaml cluster.calibration=calib.yaml --trace predicted.json"}}}}));
+                    {{"hcpsim simulate scenarios/llama3-8b-64k-dgx-h100-p2p.yaml cluster.calibration=calib.yaml --trace predicted.json"}},
+                    {{"hcpsim calibrate scenarios/llama3-8b-64k-dgx-h100-p2p.yaml --from-trace profiles/ --out calib.yaml"}, "from your own run's traces"}}}));
   cmd->callback([args, &ctx]() {
     std::string file;
     std::vector<std::string> overrides;
@@ -110,11 +118,20 @@ void add_calibrate_command(CLI::App& app, CliContext& ctx) {
       ctx.exit_code = 2;
       return;
     }
-    const int modes = args->grid + args->interference + args->devices + args->model_table;
-    if (modes > 1) {
-      std::cerr << "hcpsim calibrate: error: --grid, --interference, --devices and --model-table are separate modes; "
-                   "give at most one\n";
+    if (!args->kernel_rules.empty() && args->from_trace.empty()) {
+      std::cerr << "hcpsim calibrate: error: --kernel-rules classifies the kernels of --from-trace traces; give --from-trace too\n";
       ctx.exit_code = 2;
+      return;
+    }
+    const int modes = args->grid + args->interference + args->devices + args->model_table + !args->from_trace.empty();
+    if (modes > 1) {
+      std::cerr << "hcpsim calibrate: error: --grid, --interference, --devices, --model-table and --from-trace are "
+                   "separate modes; give at most one\n";
+      ctx.exit_code = 2;
+      return;
+    }
+    if (!args->from_trace.empty()) {
+      ctx.exit_code = calibrate_from_trace({args->from_trace, args->kernel_rules, file, overrides, args->out});
       return;
     }
     if ((args->grid || args->model_table) && file.empty()) {
