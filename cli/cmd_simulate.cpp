@@ -111,7 +111,7 @@ int run(const SimulateArgs& args) {
       return 1;
     }
     if (!args.step_trace_path.empty() &&
-        !write_trace_file(app::predict_step_trace(s, args.backend), args.step_trace_path, "simulate"))
+        !write_trace_file(app::predict_step_trace(s, args.backend), args.step_trace_path, "simulate", "--step-trace"))
       return 1;
     if (args.format == "json") std::cout << report_to_json(r.report);
     else if (args.format == "csv") std::cout << report_to_csv(r.report);
