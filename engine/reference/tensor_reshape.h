@@ -62,54 +62,53 @@ Tensor<T> head_merge(const Tensor<T>& x, std::int64_t A) {
   return o;
 }
 
-// A slots of dual-chunk tokens (along the batch dimension) into one natural-order sequence.
+// A slots along the batch dimension into one sequence: slot m's local token l (of s) goes to token
+// token_of(m, l, s).
+template <typename T, typename TokenOf>
+Tensor<T> slots_into_sequence(const Tensor<T>& x, std::int64_t A, TokenOf token_of) {
+  const std::int64_t B = x.B / A, s = x.L;
+  Tensor<T> o(B, A * s, x.H, x.D);
+  for (std::int64_t m = 0; m < A; ++m)
+    for (std::int64_t b = 0; b < B; ++b)
+      for (std::int64_t l = 0; l < s; ++l)
+        for (std::int64_t h = 0; h < x.H; ++h) std::copy_n(x.row(m * B + b, l, h), x.D, o.row(b, token_of(m, l, s), h));
+  return o;
+}
+
+// The inverse of slots_into_sequence with the same token_of.
+template <typename T, typename TokenOf>
+Tensor<T> sequence_into_slots(const Tensor<T>& x, std::int64_t A, TokenOf token_of) {
+  const std::int64_t s = x.L / A;
+  Tensor<T> o(A * x.B, s, x.H, x.D);
+  for (std::int64_t m = 0; m < A; ++m)
+    for (std::int64_t b = 0; b < x.B; ++b)
+      for (std::int64_t l = 0; l < s; ++l)
+        for (std::int64_t h = 0; h < x.H; ++h) std::copy_n(x.row(b, token_of(m, l, s), h), x.D, o.row(m * x.B + b, l, h));
+  return o;
+}
+
+// A slots of dual-chunk tokens (along the batch dimension) into one natural-order sequence, and back.
 template <typename T>
 Tensor<T> chunks_to_natural(const Tensor<T>& x, std::int64_t A) {
-  const std::int64_t B = x.B / A, s = x.L;
-  Tensor<T> o(B, A * s, x.H, x.D);
-  for (std::int64_t m = 0; m < A; ++m)
-    for (std::int64_t b = 0; b < B; ++b)
-      for (std::int64_t l = 0; l < s; ++l)
-        for (std::int64_t h = 0; h < x.H; ++h)
-          std::copy_n(x.row(m * B + b, l, h), x.D, o.row(b, natural_token(A, m, l, s), h));
-  return o;
+  return slots_into_sequence(x, A, [A](std::int64_t m, std::int64_t l, std::int64_t s) {
+    return natural_token(A, m, l, s);
+  });
 }
-
-// The inverse of chunks_to_natural.
 template <typename T>
 Tensor<T> natural_to_chunks(const Tensor<T>& x, std::int64_t A) {
-  const std::int64_t s = x.L / A;
-  Tensor<T> o(A * x.B, s, x.H, x.D);
-  for (std::int64_t m = 0; m < A; ++m)
-    for (std::int64_t b = 0; b < x.B; ++b)
-      for (std::int64_t l = 0; l < s; ++l)
-        for (std::int64_t h = 0; h < x.H; ++h)
-          std::copy_n(x.row(b, natural_token(A, m, l, s), h), x.D, o.row(m * x.B + b, l, h));
-  return o;
+  return sequence_into_slots(x, A, [A](std::int64_t m, std::int64_t l, std::int64_t s) {
+    return natural_token(A, m, l, s);
+  });
 }
 
-// A slots (along the batch dimension) concatenated along the tokens, slot after slot.
+// A slots (along the batch dimension) concatenated along the tokens, slot after slot, and back.
 template <typename T>
 Tensor<T> slots_to_sequence(const Tensor<T>& x, std::int64_t A) {
-  const std::int64_t B = x.B / A, s = x.L;
-  Tensor<T> o(B, A * s, x.H, x.D);
-  for (std::int64_t m = 0; m < A; ++m)
-    for (std::int64_t b = 0; b < B; ++b)
-      for (std::int64_t l = 0; l < s; ++l)
-        for (std::int64_t h = 0; h < x.H; ++h) std::copy_n(x.row(m * B + b, l, h), x.D, o.row(b, m * s + l, h));
-  return o;
+  return slots_into_sequence(x, A, [](std::int64_t m, std::int64_t l, std::int64_t s) { return m * s + l; });
 }
-
-// The inverse of slots_to_sequence.
 template <typename T>
 Tensor<T> sequence_to_slots(const Tensor<T>& x, std::int64_t A) {
-  const std::int64_t s = x.L / A;
-  Tensor<T> o(A * x.B, s, x.H, x.D);
-  for (std::int64_t m = 0; m < A; ++m)
-    for (std::int64_t b = 0; b < x.B; ++b)
-      for (std::int64_t l = 0; l < s; ++l)
-        for (std::int64_t h = 0; h < x.H; ++h) std::copy_n(x.row(b, m * s + l, h), x.D, o.row(m * x.B + b, l, h));
-  return o;
+  return sequence_into_slots(x, A, [](std::int64_t m, std::int64_t l, std::int64_t s) { return m * s + l; });
 }
 
 // Tokens [off, off + len).
