@@ -154,7 +154,7 @@ std::vector<Case> cases() {
       {"unknown_option", kBase, "!validate FILE --frobnicate", 2, {"--frobnicate"}},
       {"layout_bad_format", kBase, "!layout FILE --format xml", 2, {"xml not in {text,json}"}},
       {"unknown_command", none, "!frobnicate", 2, {"unknown command 'frobnicate'", "valid commands: ", "simulate"}},
-      // --- hardening (issue 19): found by mutating scenarios; each used to crash, hang or print a wrong number
+      // --- hardening: found by mutating scenarios; each used to crash, hang or print a wrong number
       {"long_name", R("name: bad", "name: " + std::string(26000, 'a')), "", 1, {"FILE:1:7: error: name: text of 26000 characters; at most 128 are allowed here"}},
       {"long_name_invalid_chars", R("name: bad", "name: " + std::string(30000, 'A')), "", 1, {"FILE:1:7: error: name: text of 30000 characters; at most 128"}},
       {"long_text_field", kBase + "description: " + std::string(5000, 'x') + "\n", "", 1, {"FILE:11:14: error: description: text of 5000 characters; at most 4096"}},
