@@ -24,7 +24,7 @@ struct PlanCandidate {
   int tp = 1;
   int cp = 1;
   int dp = 1;
-  CpCommType comm = CpCommType::P2P;
+  CpCommType comm{};                      // value-initialized: p2p, the first schedule
   std::vector<int> hierarchical = {};     // [A, P] for a2a+p2p, else empty
   std::string order = "tp-cp-ep-dp-pp";
   int pp = 1;
