@@ -12,6 +12,7 @@
 #include "engine/validate/feasibility.h"
 #include "engine/validate/field_ranges.h"
 #include "engine/validate/validate_hyperparallel.h"
+#include "engine/validate/validate_rules.h"
 
 namespace hcpsim {
 
@@ -384,6 +385,16 @@ void check_placement(const Scenario& s, Checker& c) {
 }  // namespace
 
 Diagnostics validate(const Scenario& s) {
+  Diagnostics d = validate_rules(s);
+  if (!d.has_errors()) {
+    Checker w(s);
+    check_placement(s, w);
+    d.append(w.take());
+  }
+  return d;
+}
+
+Diagnostics validate_rules(const Scenario& s) {
   Diagnostics ranges = check_field_ranges(s);
   if (ranges.has_errors()) return ranges;   // the rules below assume every field is in its range
   Checker c(s);
@@ -394,11 +405,6 @@ Diagnostics validate(const Scenario& s) {
   Diagnostics d = c.take();
   d.append(validate_hyperparallel(s));
   if (!d.has_errors()) d.append(check_feasibility(s));
-  if (!d.has_errors()) {
-    Checker w(s);
-    check_placement(s, w);
-    d.append(w.take());
-  }
   return d;
 }
 
