@@ -68,7 +68,9 @@ TEST(PlanIo, EmittedLayoutIsAReadyScenario) {
 }
 
 TEST(PlanIo, MemoryFixesNameTheSmallestChangeThatFits) {
-  const Scenario s = load_scenario_file(kExample, {{"model.recompute_granularity=null"}});
+  LoadOptions none;
+  none.overrides = {"model.recompute_granularity=null"};
+  const Scenario s = load_scenario_file(kExample, none);
   ASSERT_FALSE(estimate_memory(s).fits);
   const auto fixes = memory_fixes(s, {});
   ASSERT_FALSE(fixes.empty());
