@@ -193,7 +193,7 @@ void add_plan_command(CLI::App& app, CliContext& ctx) {
                     {{"hcpsim plan scenarios/llama3-70b-128k-dgx-h100-hcp.yaml --recompute full --metric attention_s"}},
                     {{"hcpsim plan scenarios/llama3-8b-64k-dgx-h100-p2p.yaml --gpus 16 --hyperparallel"}},
                     {{"hcpsim plan scenarios/llama3-70b-128k-dgx-h100-hcp.yaml --min-gpus --gpus-max 512 --train-tokens 1e11 --train-days 30"}},
-                    {{"hcpsim plan scenarios/llama3-8b-64k-dgx-h100-p2p.yaml --gpus 16 --top 3 --emit plans/"}}},
+                    {{"hcpsim plan scenarios/llama3-8b-64k-dgx-h100-p2p.yaml --gpus 16 --top 3 --emit /tmp/hcpsim-plans"}}},
        .after = "The global batch (train.global_batch_size) is kept; tp, cp, comm type, pp, vpp, dp, micro-batch size,\n"
                 "recomputation and the distributed optimizer are searched; sequence parallelism is on whenever tp > 1.\n"
                 "Only configurations that validate and fit in GPU memory are proposed. Exit 1 when none does."}));
