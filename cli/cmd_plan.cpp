@@ -15,9 +15,9 @@
 #include "cli/scenario_args.h"
 #include "engine/app/backend_catalog.h"
 #include "engine/app/help_footer.h"
+#include "engine/app/point_eval.h"
 #include "engine/planning/min_gpus.h"
 #include "engine/planning/planner.h"
-#include "engine/planning/point_eval.h"
 #include "engine/scenario/loader.h"
 #include "engine/validate/validate.h"
 #include "engine/validate/validate_rules.h"
@@ -68,6 +68,7 @@ class SharedPredictor {
   std::mutex mutex_;
   planning::LayerCache cache_;
 };
+
 
 // Under mpirun (`job` set) every rank enumerates the same candidates and predicts its share of the
 // model-parallel slices; rank 0 gathers, ranks and prints (the others print nothing).

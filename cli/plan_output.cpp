@@ -7,6 +7,8 @@
 #include <iostream>
 #include <nlohmann/json.hpp>
 
+#include "engine/accuracy/error_band.h"
+#include "engine/accuracy/error_band_json.h"
 #include "engine/planning/memory_fit.h"
 #include "engine/planning/min_gpus.h"
 #include "engine/planning/plan_emit.h"
@@ -29,6 +31,14 @@ std::string joined(const std::vector<std::string>& v, const char* sep) {
   std::string s;
   for (const std::string& x : v) s += (s.empty() ? "" : sep) + x;
   return s;
+}
+
+// " (band A .. B)": the range of tokens/s per GPU that the error band of the candidate's class gives
+// (engine/accuracy/error_band.h); "" without a band.
+std::string band_text(const Scenario& s, double tokens_per_s_per_gpu) {
+  const auto b = accuracy::error_band_for(s);
+  if (!b) return "";
+  return " (band " + fixed(b->rate_low(tokens_per_s_per_gpu), 1) + " .. " + fixed(b->rate_high(tokens_per_s_per_gpu), 1) + ")";
 }
 
 }  // namespace
@@ -59,10 +69,11 @@ void print_plan_text(const Scenario& base, const planning::PlanOutcome& out, con
                   fixed(100.0 * m.mfu_causal, 1).c_str(), fixed(e.memory.total_bytes / kGiB, 1).c_str(),
                   e.explanation.c_str());
     else
-      std::printf("%d. %s\n   %s tokens/s per GPU | step %s s | MFU %s%% (causal %s%%) | bubble %s%% | attention fwd %s ms, "
+      std::printf("%d. %s\n   %s tokens/s per GPU%s | step %s s | MFU %s%% (causal %s%%) | bubble %s%% | attention fwd %s ms, "
                   "bwd %s ms | %s GiB per GPU\n   %s\n",
                   ++rank, e.candidate.label().c_str(), fixed(m.tokens_per_s_per_gpu, 1).c_str(),
-                  fixed(m.step_s, 3).c_str(), fixed(100.0 * m.mfu, 1).c_str(), fixed(100.0 * m.mfu_causal, 1).c_str(),
+                  band_text(e.scenario, m.tokens_per_s_per_gpu).c_str(), fixed(m.step_s, 3).c_str(),
+                  fixed(100.0 * m.mfu, 1).c_str(), fixed(100.0 * m.mfu_causal, 1).c_str(),
                   fixed(100.0 * m.pipeline_bubble_fraction, 1).c_str(), fixed(m.attention_forward_s * 1e3, 2).c_str(),
                   fixed(m.attention_backward_s * 1e3, 2).c_str(), fixed(e.memory.total_bytes / kGiB, 1).c_str(),
                   e.explanation.c_str());
@@ -132,6 +143,8 @@ void print_plan_json(const Scenario& base, const planning::PlanOutcome& out, con
     b["explanation"] = e.explanation;
     b["same_numbers_orders"] = e.same_numbers_orders;
     b["ties_best"] = e.ties_best;
+    b["error_band"] = accuracy::error_band_json(accuracy::error_band_for(e.scenario), e.result.metrics.step_s,
+                                                e.result.metrics.tokens_per_s_per_gpu);
     const std::vector<std::string> o = changed_overrides(base, e.scenario);
     b["scenario_overrides"] = o;
     b["megatron_arguments"] = megatron_arguments(e.scenario);
