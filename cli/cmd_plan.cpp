@@ -20,7 +20,7 @@
 #include "engine/planning/planner.h"
 #include "engine/scenario/loader.h"
 #include "engine/validate/validate.h"
-#include "engine/validate/validate_rules.h"
+#include "engine/validate/validate_without_placement.h"
 
 namespace hcpsim::cli {
 namespace {
@@ -114,7 +114,7 @@ int run_plan_command(const PlanArgs& a, MpiJob* job) {
   auto predict = [&shared](const Scenario& s) { return shared(s); };
   const std::string backend = a.backend;
   auto slice = [&backend](const Scenario& s) { return layer_cache_key(s, backend); };
-  auto validator = [](const Scenario& s) { return validate_rules(s); };   // errors decide; no placement warnings
+  auto validator = [](const Scenario& s) { return validate_without_placement(s); };   // errors decide; no placement warnings
   PlanOutcome out;
   int gpus = a.gpus > 0 ? a.gpus : base.world_size();
   try {

@@ -13,7 +13,7 @@
 #include "engine/planning/min_gpus.h"
 #include "engine/planning/plan_emit.h"
 #include "engine/validate/validate.h"
-#include "engine/validate/validate_rules.h"
+#include "engine/validate/validate_without_placement.h"
 
 namespace hcpsim::cli {
 namespace {
@@ -207,7 +207,7 @@ void explain_nothing_fits(const Scenario& base, const planning::PlanOutcome& out
                 << fixed(m.capacity_bytes / kGiB, 1) << " GiB (" << fixed((m.total_bytes - m.capacity_bytes) / kGiB, 1)
                 << " GiB short)\n";
   }
-  const auto validator = [](const Scenario& s) { return validate_rules(s); };
+  const auto validator = [](const Scenario& s) { return validate_without_placement(s); };
   for (int f : {2, 4, 8}) {
     if (out.closest_misses.empty() && out.out_of_memory == 0) break;   // nothing valid: more GPUs do not help
     bool fits = false;

@@ -4,7 +4,7 @@
 #include <cstdio>
 
 #include "engine/validate/validate.h"
-#include "engine/validate/validate_rules.h"
+#include "engine/validate/validate_without_placement.h"
 
 namespace hcpsim::planning {
 namespace {
@@ -101,7 +101,7 @@ std::vector<MemoryFix> memory_fixes(const Scenario& s, const MemoryOptions& memo
     } catch (const std::invalid_argument&) {
       continue;
     }
-    if (!m.fits || validate_rules(t).has_errors()) continue;
+    if (!m.fits || validate_without_placement(t).has_errors()) continue;
     fixes.push_back({changed_overrides(s, t), m.total_bytes});
   }
   std::stable_sort(fixes.begin(), fixes.end(), [](const MemoryFix& a, const MemoryFix& b) {

@@ -7,6 +7,6 @@
 
 namespace hcpsim {
 
-Diagnostics validate_rules(const Scenario& s);
+Diagnostics validate_without_placement(const Scenario& s);
 
 }  // namespace hcpsim
