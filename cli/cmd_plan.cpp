@@ -1,7 +1,8 @@
 // hcpsim plan: enumerate every parallel layout of the scenario's model on N GPUs, keep the valid ones
 // that fit in memory, predict them and print the best K with one sentence each.
 #include <CLI/CLI.hpp>
-#include <chrono>
+#include <mutex>
+#include <thread>
 #include <cmath>
 #include <cstdio>
 #include <iostream>
@@ -10,15 +11,16 @@
 #include "cli/arg_checks.h"
 #include "cli/commands.h"
 #include "cli/mpi_job.h"
+#include "cli/plan_output.h"
 #include "cli/scenario_args.h"
-#include "engine/accuracy/error_band.h"
-#include "engine/accuracy/error_band_json.h"
 #include "engine/app/backend_catalog.h"
 #include "engine/app/help_footer.h"
 #include "engine/app/point_eval.h"
+#include "engine/planning/min_gpus.h"
 #include "engine/planning/planner.h"
 #include "engine/scenario/loader.h"
 #include "engine/validate/validate.h"
+#include "engine/validate/validate_without_placement.h"
 
 namespace hcpsim::cli {
 namespace {
@@ -32,23 +34,41 @@ struct PlanArgs {
   std::string recompute;     // "" = search none, selective and full
   std::string format = "text";
   int jobs = 1;
+  int threads = 0;           // 0 = the CPUs of this machine
   bool hyperparallel = false;   // HyperParallel's CP modes as candidates too
+  std::string emit;          // directory for the layouts' files
+  bool min_gpus = false;
+  int gpus_max = 0;
+  double target_tokens_per_s = 0;
+  double train_tokens = 0;
+  double train_days = 0;
 };
 
-std::string fixed(double v, int prec) {
-  if (std::isnan(v)) return "-";
-  char buf[32];
-  std::snprintf(buf, sizeof buf, "%.*f", prec, v);
-  return buf;
-}
+// The predictor shared by the planner's threads: one backend run per model-parallel slice.
+class SharedPredictor {
+ public:
+  SharedPredictor(std::string backend, const BackendRegistry& registry) : backend_(std::move(backend)), registry_(registry) {}
+  planning::PointMetrics operator()(const Scenario& s) {
+    const std::string key = planning::layer_cache_key(s, backend_);
+    planning::LayerCache local;
+    {
+      std::lock_guard<std::mutex> lock(mutex_);
+      const auto it = cache_.find(key);
+      if (it != cache_.end()) local.emplace(key, it->second);
+    }
+    const planning::PointMetrics m = planning::predict_scenario(s, backend_, registry_, &local);
+    std::lock_guard<std::mutex> lock(mutex_);
+    cache_.emplace(key, local.at(key));
+    return m;
+  }
 
-// " (band A .. B)": the range of tokens/s per GPU that the error band of the candidate's class gives
-// (engine/accuracy/error_band.h); "" without a band.
-std::string band_text(const Scenario& s, double tokens_per_s_per_gpu) {
-  const auto b = accuracy::error_band_for(s);
-  if (!b) return "";
-  return " (band " + fixed(b->rate_low(tokens_per_s_per_gpu), 1) + " .. " + fixed(b->rate_high(tokens_per_s_per_gpu), 1) + ")";
-}
+ private:
+  std::string backend_;
+  const BackendRegistry& registry_;
+  std::mutex mutex_;
+  planning::LayerCache cache_;
+};
+
 
 // Under mpirun (`job` set) every rank enumerates the same candidates and predicts its share of the
 // model-parallel slices; rank 0 gathers, ranks and prints (the others print nothing).
@@ -57,6 +77,14 @@ int run_plan_command(const PlanArgs& a, MpiJob* job) {
   const bool root = !job || job->rank() == 0;
   if (a.format != "text" && a.format != "json") {
     std::cerr << "hcpsim plan: --format " << a.format << ": valid formats are text, json\n";
+    return 2;
+  }
+  if ((a.train_tokens > 0) != (a.train_days > 0)) {
+    std::cerr << "hcpsim plan: --train-tokens and --train-days go together (a token budget within a time)\n";
+    return 2;
+  }
+  if (!a.min_gpus && (a.gpus_max > 0 || a.target_tokens_per_s > 0 || a.train_tokens > 0)) {
+    std::cerr << "hcpsim plan: --gpus-max, --tokens-per-s and --train-tokens/--train-days apply to --min-gpus\n";
     return 2;
   }
   LoadOptions lo;
@@ -69,136 +97,56 @@ int run_plan_command(const PlanArgs& a, MpiJob* job) {
     return 1;
   }
   if (!check_backend_option("plan", a.backend)) return 2;
-  const BackendRegistry& registry = app::backend_registry();
   PlanOptions po;
   po.gpus = a.gpus;
   po.top = a.top;
   po.jobs = a.jobs;
+  po.threads = a.threads > 0 ? a.threads : static_cast<int>(std::max(1u, std::thread::hardware_concurrency()));
   po.metric = a.metric;
   po.search.hyperparallel = a.hyperparallel;
   if (!a.recompute.empty()) po.memory.recompute = parse_recompute(a.recompute);
   po.distribution = job;
   if (root) po.progress = [](std::size_t done, std::size_t total, std::size_t predicted) {
-    if (predicted == 0)
-      std::fprintf(stderr, "plan: %zu of %zu configurations checked\n", done, total);
-    else
-      std::fprintf(stderr, "plan: %zu fitting configurations predicted\n", predicted);
+    if (predicted == 0) std::fprintf(stderr, "plan: %zu of %zu configurations checked\n", done, total);
+    else std::fprintf(stderr, "plan: %zu fitting configurations predicted\n", predicted);
   };
+  SharedPredictor shared(a.backend, app::backend_registry());
+  auto predict = [&shared](const Scenario& s) { return shared(s); };
+  const std::string backend = a.backend;
+  auto slice = [&backend](const Scenario& s) { return layer_cache_key(s, backend); };
+  auto validator = [](const Scenario& s) { return validate_without_placement(s); };   // errors decide; no placement warnings
   PlanOutcome out;
-  LayerCache cache;   // one backend run per model-parallel slice
+  int gpus = a.gpus > 0 ? a.gpus : base.world_size();
   try {
-    // Progress on stderr every few seconds: a plan over many GPUs predicts hundreds of layouts.
-    const std::size_t total = enumerate_candidates(base, a.gpus > 0 ? a.gpus : base.world_size(), po.search, po.memory).size();
-    const auto start = std::chrono::steady_clock::now();
-    auto last = start;
-    std::size_t done = 0;
-    auto predict = [&](const Scenario& s) {
-      ++done;
-      const auto now = std::chrono::steady_clock::now();
-      if (root && now - last > std::chrono::seconds(5)) {
-        last = now;
-        const double elapsed = std::chrono::duration<double>(now - start).count();
-        std::fprintf(stderr,
-                     "plan: predicting configuration %zu (of at most %zu), %.0f s so far, at most about %.0f s "
-                     "left at this pace\n",
-                     done, total, elapsed, elapsed / static_cast<double>(done) * static_cast<double>(total - done));
+    if (a.min_gpus) {
+      MinGpusOptions mo;
+      mo.gpus_max = a.gpus_max;
+      mo.tokens_per_s = a.train_tokens > 0 ? a.train_tokens / (a.train_days * 86400.0) : a.target_tokens_per_s;
+      const MinGpusOutcome m = min_gpus(base, po, mo, validator, predict, slice);
+      if (root)
+        for (const std::string& t : m.tried) std::fprintf(stderr, "plan --min-gpus: %s\n", t.c_str());
+      if (m.gpus == 0) {
+        std::cerr << "hcpsim plan --min-gpus: no GPU count up to " << a.gpus_max << " qualifies; raise --gpus-max\n";
+        return 1;
       }
-      return predict_scenario(s, a.backend, registry, &cache);
-    };
-    const std::string backend = a.backend;
-    out = plan(base, po, [](const Scenario& s) { return validate(s); }, predict,
-               [&backend](const Scenario& s) { return layer_cache_key(s, backend); });
+      if (root) std::printf("smallest GPU count: %d\n", m.gpus);
+      gpus = m.gpus;
+      out = m.plan;
+    } else {
+      out = plan(base, po, validator, predict, slice);
+    }
   } catch (const std::invalid_argument& e) {
     std::cerr << "hcpsim plan: " << e.what() << '\n';
     return 2;
   }
   if (!root) return 0;
-  const int gpus = a.gpus > 0 ? a.gpus : base.world_size();
-  const std::size_t predicted = out.enumerated - out.invalid - out.out_of_memory;
-
-  if (a.format == "json") {
-    nlohmann::json j;
-    j["scenario"] = base.display_name();
-    j["configuration"] = base.configuration();
-    j["overrides"] = base.overrides;
-    j["gpus"] = gpus;
-    j["backend"] = a.backend;
-    j["metric"] = out.metric;
-    j["global_batch_size"] = out.global_batch;
-    j["out_of_memory_reasons"] = out.out_of_memory_reasons;
-    j["invalid_reasons"] = out.invalid_reasons;
-    j["enumerated"] = out.enumerated;
-    j["invalid"] = out.invalid;
-    j["out_of_memory"] = out.out_of_memory;
-    j["failed"] = out.failed;
-    j["notes"] = out.notes;
-    j["best"] = nlohmann::json::array();
-    for (const auto& e : out.best) {
-      nlohmann::json b = to_json(e.result, {"configuration"});
-      b["tp"] = e.candidate.tp;
-      b["cp"] = e.candidate.cp;
-      b["dp"] = e.candidate.dp;
-      b["cp_comm_type"] = e.candidate.hyperparallel ? e.candidate.comm_label() : to_string(e.candidate.comm);
-      if (e.candidate.hyperparallel) {
-        const HyperParallelConfig& h = e.scenario.hyperparallel;
-        b["hyperparallel"] = {{"style", to_string(h.style)},
-                              {"mode", to_string(h.mode(e.candidate.cp))},
-                              {"ulysses_degree", h.ulysses_degree > 0 ? nlohmann::json(h.ulysses_degree) : nlohmann::json()},
-                              {"load_balance", h.load_balance}};
-      }
-      b["hierarchical_context_parallel_sizes"] = e.candidate.hierarchical;
-      b["order"] = e.candidate.order;
-      b["pp"] = e.candidate.pp;
-      b["vpp"] = e.candidate.vpp;
-      b["micro_batch_size"] = e.candidate.mbs;
-      b["recompute"] = to_string(e.candidate.recompute);
-      b["use_distributed_optimizer"] = e.candidate.distributed_optimizer;
-      b["sequence_parallel"] = e.candidate.tp > 1;
-      b["error_band"] = accuracy::error_band_json(accuracy::error_band_for(e.scenario), e.result.metrics.step_s,
-                                                  e.result.metrics.tokens_per_s_per_gpu);
-      b["explanation"] = e.explanation;
-      j["best"].push_back(b);
-    }
-    std::cout << j.dump(2) << '\n';
-  } else {
-    std::printf("plan: %s (%s), seq %lld, global batch %d sequences, %d GPUs (%d per node, %.1f GiB each), "
-                "backend %s, ranked by %s\n",
-                base.display_name().c_str(), to_string(base.train.mode), static_cast<long long>(base.model.seq_length),
-                out.global_batch, gpus, base.cluster.gpus_per_node,
-                base.cluster.gpu.memory_bytes / (1024.0 * 1024 * 1024), a.backend.c_str(), out.metric.c_str());
-    std::printf("%zu configurations: %zu invalid, %zu out of memory, %zu predicted (%zu failed)\n\n",
-                out.enumerated, out.invalid, out.out_of_memory, predicted, out.failed);
-    int rank = 0;
-    const bool prefill = base.train.mode == TrainMode::Prefill;
-    for (const auto& e : out.best) {
-      const PointMetrics& m = e.result.metrics;
-      if (prefill)
-        std::printf("%d. %s\n   TTFT %s s | prefill of the batch %s s | %s tokens/s per GPU | MFU %s%% | %s GiB per GPU\n   %s\n",
-                    ++rank, e.candidate.label().c_str(), fixed(m.ttft_s, 3).c_str(), fixed(m.step_s, 3).c_str(),
-                    (fixed(m.tokens_per_s_per_gpu, 1) + band_text(e.scenario, m.tokens_per_s_per_gpu)).c_str(), fixed(100.0 * m.mfu, 1).c_str(),
-                    fixed(e.memory.total_bytes / (1024.0 * 1024 * 1024), 1).c_str(), e.explanation.c_str());
-      else
-        std::printf("%d. %s\n   %s tokens/s per GPU%s | step %s s | MFU %s%% | bubble %s%% | attention fwd %s ms, bwd %s ms | %s GiB per GPU\n   %s\n",
-                    ++rank, e.candidate.label().c_str(), fixed(m.tokens_per_s_per_gpu, 1).c_str(),
-                    band_text(e.scenario, m.tokens_per_s_per_gpu).c_str(),
-                    fixed(m.step_s, 3).c_str(), fixed(100.0 * m.mfu, 1).c_str(),
-                    fixed(100.0 * m.pipeline_bubble_fraction, 1).c_str(),
-                    fixed(m.attention_forward_s * 1e3, 2).c_str(), fixed(m.attention_backward_s * 1e3, 2).c_str(),
-                    fixed(e.memory.total_bytes / (1024.0 * 1024 * 1024), 1).c_str(), e.explanation.c_str());
-    }
-    for (const auto& n : out.notes) std::printf("\nnote: %s\n", n.c_str());
-    if (!out.invalid_reasons.empty()) {
-      std::printf("rejected by validation (first error of each, numbers as N):\n");
-      for (const auto& [why, n] : out.invalid_reasons) std::printf("  %5zu x %s\n", n, why.c_str());
-    }
-    if (!out.out_of_memory_reasons.empty()) {
-      std::printf("rejected for memory (valid, above %.1f GiB):\n", base.cluster.gpu.memory_bytes / (1024.0 * 1024 * 1024));
-      for (const auto& [why, n] : out.out_of_memory_reasons) std::printf("  %5zu x %s\n", n, why.c_str());
-    }
-  }
+  po.gpus = gpus;
+  const PlanPrint pp{a.positional[0], lo.overrides, a.backend, gpus};
+  if (a.format == "json") print_plan_json(base, out, pp);
+  else print_plan_text(base, out, pp);
+  if (!a.emit.empty() && !emit_plan(base, out, pp, a.emit)) return 1;
   if (out.best.empty()) {
-    std::cerr << "hcpsim plan: no configuration is valid and fits in GPU memory; try --recompute "
-                 "selective|full, more --gpus, or a larger pipeline_model_parallel_size\n";
+    explain_nothing_fits(base, out, po);
     return 1;
   }
   return 0;
@@ -223,6 +171,19 @@ void add_plan_command(CLI::App& app, CliContext& ctx) {
       ->check(CLI::IsMember({"none", "selective", "full"}));
   cmd->add_option("--format", args->format, "text | json");
   cmd->add_option("-j,--jobs", args->jobs, "predict in this many worker processes (default 1)")->check(int_range(1, 1024));
+  cmd->add_option("--threads", args->threads, "check and predict on this many threads (default: every CPU)")
+      ->check(int_range(1, 1024));
+  cmd->add_option("--emit", args->emit, "write each listed layout to this folder: plan-K.yaml (a ready scenario), "
+                                        ".overrides, .megatron.sh (pretrain_gpt.py arguments) and .bridge (Megatron-Bridge overrides)");
+  cmd->add_flag("--min-gpus", args->min_gpus, "find the smallest GPU count (up to --gpus-max) on which a layout fits "
+                                              "and, when given, reaches --tokens-per-s or --train-tokens in --train-days");
+  cmd->add_option("--gpus-max", args->gpus_max, "with --min-gpus: the largest count tried")->check(int_range(1, kMaxGpus));
+  cmd->add_option("--tokens-per-s", args->target_tokens_per_s, "with --min-gpus: whole-job tokens/s to reach")
+      ->check(CLI::Range(0.0, 1e15));
+  cmd->add_option("--train-tokens", args->train_tokens, "with --min-gpus and --train-days: the token budget")
+      ->check(CLI::Range(0.0, 1e18));
+  cmd->add_option("--train-days", args->train_days, "with --min-gpus and --train-tokens: the time to train it in, days")
+      ->check(CLI::Range(0.0, 1e5));
   cmd->add_flag("--hyperparallel", args->hyperparallel,
                 "also rank MindSpore HyperParallel's CP modes (ulysses_degree unset, 1, 1 with load_balance, every "
                 "divisor of cp; ContextParallel and AsyncContextParallel) beside Megatron's (on by itself when the "
@@ -231,7 +192,9 @@ void add_plan_command(CLI::App& app, CliContext& ctx) {
       {.examples = {{{"hcpsim plan scenarios/llama3-8b-64k-dgx-h100-p2p.yaml --gpus 16 --top 5"}},
                     {{"hcpsim plan scenarios/llama3-70b-128k-dgx-h100-hcp.yaml train.global_batch_size=16 --gpus 64"}},
                     {{"hcpsim plan scenarios/llama3-70b-128k-dgx-h100-hcp.yaml --recompute full --metric attention_s"}},
-                    {{"hcpsim plan scenarios/llama3-8b-64k-dgx-h100-p2p.yaml --gpus 16 --hyperparallel"}}},
+                    {{"hcpsim plan scenarios/llama3-8b-64k-dgx-h100-p2p.yaml --gpus 16 --hyperparallel"}},
+                    {{"hcpsim plan scenarios/llama3-70b-128k-dgx-h100-hcp.yaml --min-gpus --gpus-max 512 --train-tokens 1e11 --train-days 30"}},
+                    {{"hcpsim plan scenarios/llama3-8b-64k-dgx-h100-p2p.yaml --gpus 16 --top 3 --emit /tmp/hcpsim-plans"}}},
        .after = "The global batch (train.global_batch_size) is kept; tp, cp, comm type, pp, vpp, dp, micro-batch size,\n"
                 "recomputation and the distributed optimizer are searched; sequence parallelism is on whenever tp > 1.\n"
                 "Only configurations that validate and fit in GPU memory are proposed. Exit 1 when none does."}));

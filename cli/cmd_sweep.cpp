@@ -16,6 +16,7 @@
 #include "cli/mpi_job.h"
 #include "cli/plot_chart.h"
 #include "cli/scenario_args.h"
+#include "cli/sweep_part_files.h"
 #include "cli/verbosity.h"
 #include "engine/app/backend_catalog.h"
 #include "engine/app/help_footer.h"
@@ -38,7 +39,7 @@ struct SweepArgs {
   std::string format = "table";
   std::string sort;
   std::string plot;
-  std::string recompute = "none";
+  std::string recompute;   // "" = each point's own model.recompute_granularity
   std::string shard;   // "I/N", "" = every point
   bool resume = false;
   int jobs = 0;
@@ -51,61 +52,6 @@ struct MergeArgs {
   std::string format = "table";
   std::string sort;
 };
-
-std::string file_text(const std::string& path) {
-  std::ifstream in(path, std::ios::binary);
-  std::ostringstream ss;
-  ss << in.rdbuf();
-  return ss.str();
-}
-
-// The header of this run's part file: the shard and what defines the sweep (sweep_shard.h).
-planning::ShardHeader shard_header(const planning::SweepSpec& spec, const std::string& file,
-                                   const std::vector<std::string>& extra, const std::string& recompute,
-                                   const planning::ShardSpec& shard) {
-  using namespace planning;
-  SweepDescriptionInput in;
-  in.file = file;
-  in.file_text = file_text(file);
-  in.base_text = file_text(spec.base_path);
-  in.extra_overrides = extra;
-  in.recompute = recompute;
-  try {
-    LoadOptions lo;
-    lo.overrides = spec.overrides;
-    lo.overrides.insert(lo.overrides.end(), extra.begin(), extra.end());
-    in.configuration = load_scenario_file(spec.base_path, lo).configuration();
-  } catch (const std::exception&) {
-    in.configuration = "";   // only the axes make it load; the file hashes still identify it
-  }
-  ShardHeader h;
-  h.shard = shard;
-  h.sweep = describe_sweep(spec, in);
-  h.sweep_id = sweep_id(h.sweep);
-  return h;
-}
-
-// --resume of a results file: it must be the same shard of the same sweep (or, without --shard, no
-// shard at all). Returns an error message, "" when it may be continued.
-std::string resume_mismatch(const std::string& out, const std::optional<planning::ShardHeader>& mine) {
-  using namespace planning;
-  if (!std::filesystem::exists(out) || std::filesystem::file_size(out) == 0) return "";
-  const std::optional<ShardHeader> theirs = read_shard_header(out);
-  if (!mine && theirs)
-    return out + " is shard " + to_string(theirs->shard) + " of a sharded sweep: resume it with --shard " +
-           to_string(theirs->shard);
-  if (mine && !theirs)
-    return out + " has no shard header: it is not a part file of --shard " + to_string(mine->shard) +
-           "; use another --out file";
-  if (mine && theirs && theirs->sweep_id != mine->sweep_id)
-    return out + " is a part of another sweep (sweep " + theirs->sweep_id + ", this one is " + mine->sweep_id +
-           "): the sweep file, the base scenario, the overrides, the axes, the backend or --recompute changed; "
-           "use another --out file";
-  if (mine && theirs && (theirs->shard.index != mine->shard.index || theirs->shard.count != mine->shard.count))
-    return out + " is shard " + to_string(theirs->shard) + ", not " + to_string(mine->shard) +
-           ": use --shard " + to_string(theirs->shard) + " or another --out file";
-  return "";
-}
 
 void print_results(std::vector<planning::PointResult> rs, const std::vector<std::string>& columns,
                    const std::string& metric, const std::string& format) {
@@ -223,13 +169,24 @@ int run_sweep_command(const SweepArgs& a, MpiJob* job) {
                  "built); reconfigure with -DHCPSIM_WITH_GUI=ON, or write --out FILE.csv and plot it elsewhere\n";
     return 1;
   }
+  // The memory column and the step time both follow each point's model.recompute_granularity;
+  // --recompute sets it for every point (as an override), never for the memory alone.
   MemoryOptions memory;
-  memory.recompute = parse_recompute(a.recompute);
+  std::vector<std::string> extra(a.positional.begin() + 1, a.positional.end());
+  if (!a.recompute.empty()) {
+    for (const AxisGroup& g : spec.groups)
+      for (const std::string& c : g.columns)
+        if (c == "model.recompute_granularity") {
+          std::cerr << "hcpsim sweep: --recompute " << a.recompute
+                    << " and the axis model.recompute_granularity both set the recomputation; give one of them\n";
+          return 2;
+        }
+    extra.push_back("model.recompute_granularity=" + (a.recompute == "none" ? std::string("null") : a.recompute));
+  }
 
   if (!spec.backend.empty() && !check_backend_option("sweep", spec.backend)) return 2;
   const BackendRegistry& registry = app::backend_registry();
 
-  const std::vector<std::string> extra(a.positional.begin() + 1, a.positional.end());
   std::vector<SweepPoint> points = expand_points(spec, extra);
   const std::size_t all_points = points.size();
   const std::vector<std::string> columns = sweep_columns(spec);
@@ -363,7 +320,8 @@ void add_sweep_command(CLI::App& app, CliContext& ctx) {
   cmd->add_flag("--resume", args->resume, "skip the points already in --out (an interrupted sweep continues)");
   cmd->add_option("-j,--jobs", args->jobs, "worker processes at once (default: number of CPUs; under mpirun, divided among the ranks on "
                   "each machine)")->check(int_range(0, 1024));
-  cmd->add_option("--recompute", args->recompute, "activation recomputation for the memory estimate: none | selective | full")
+  cmd->add_option("--recompute", args->recompute, "recomputation of every point (model.recompute_granularity: none | selective | full), for its "
+                  "step time and its memory (default: each point's own)")
       ->check(CLI::IsMember({"none", "selective", "full"}));
   cmd->add_option("--timeout", args->timeout_s, "kill a point that runs longer than this many seconds (0 = never)")
       ->check(CLI::Range(0.0, 1e6));

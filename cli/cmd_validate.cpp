@@ -7,6 +7,7 @@
 #include "cli/scenario_args.h"
 #include "cli/verbosity.h"
 #include "engine/app/help_footer.h"
+#include "engine/planning/memory_fit.h"
 
 namespace hcpsim::cli {
 
@@ -22,6 +23,14 @@ void add_validate_command(CLI::App& app, CliContext& ctx) {
                     {{"hcpsim validate scenarios/llama3-70b-128k-dgx-h100-hcp.yaml model.cp_comm_type=a2a+p2p",
                        "\"model.hierarchical_context_parallel_sizes=[2,8]\""}}}}));
   run_with_scenario(*cmd, args, ctx.exit_code, [args](const Scenario& s) {
+    // A valid job that does not fit in GPU memory: a warning (the rules hold), by how much, and the
+    // layouts on the same GPUs that would fit.
+    const MemoryEstimate m = estimate_memory(s);
+    if (!m.fits) {
+      const auto lines = planning::memory_warning(s, m, planning::memory_fixes(s, {}));
+      std::cerr << args->file << ": warning: memory: " << lines.front() << '\n';
+      for (std::size_t i = 1; i < lines.size(); ++i) std::cerr << "  hint: " << lines[i] << '\n';
+    }
     if (!quiet())
       std::cout << args->file << ": valid: " << s.display_name() << " (world " << s.world_size() << ", tp " << s.tp()
                 << ", cp " << s.cp() << ", dp " << s.dp() << ", pp " << s.pp() << ")\n";

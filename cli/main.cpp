@@ -4,6 +4,7 @@
 #include <string>
 
 #include "cli/commands.h"
+#include "cli/import_command.h"
 #include "cli/cli_main.h"
 
 int main(int argc, char** argv) {
@@ -29,6 +30,7 @@ int main(int argc, char** argv) {
   add_calibrate_command(app, ctx);
   add_compare_command(app, ctx);
   add_accuracy_command(app, ctx);
+  add_import_command(app, ctx);
   if (argc > 1 && argv[1][0] != '-') {
     bool known = false;
     std::string names;

@@ -68,6 +68,7 @@ PointMetrics predict_scenario(const Scenario& s, const std::string& backend,
   m.step_s = step.time_s;
   m.tokens_per_s_per_gpu = step.tokens_per_s_per_gpu;
   m.mfu = step.mfu;
+  m.mfu_causal = step.mfu_causal;
   m.pipeline_bubble_fraction = step.pipeline_bubble_fraction;
   if (step.mode == "prefill") m.ttft_s = step.ttft_s;
   m.attention_forward_s = r.has_forward ? r.attention_forward_s : kNaN;

@@ -1,12 +1,15 @@
 #include "engine/planning/planner.h"
 
 #include <algorithm>
-#include <cctype>
+#include <atomic>
 #include <cmath>
 #include <map>
 #include <set>
 #include <stdexcept>
+#include <thread>
 
+#include "engine/accuracy/error_band.h"
+#include "engine/planning/plan_check.h"
 #include "engine/planning/sweep_runner.h"
 
 namespace hcpsim::planning {
@@ -23,127 +26,25 @@ PointResult predict_one(const ScenarioPredictor& predict, const Scenario& s) {
   return r;
 }
 
-// A validation message with every number written as N, so that one rule counts as one class
-// (digits inside words such as "a2a" stay).
-std::string without_numbers(const std::string& m) {
-  auto alpha = [&](std::size_t i) { return i < m.size() && std::isalpha(static_cast<unsigned char>(m[i])); };
-  std::string out;
-  for (std::size_t i = 0; i < m.size(); ++i) {
-    if (!std::isdigit(static_cast<unsigned char>(m[i])) || (i > 0 && alpha(i - 1))) {
-      out += m[i];
-      continue;
-    }
-    std::size_t j = i;
-    while (j + 1 < m.size() && (std::isdigit(static_cast<unsigned char>(m[j + 1])) || m[j + 1] == '.')) ++j;
-    if (alpha(j + 1)) {
-      out += m.substr(i, j - i + 1);
-    } else {
-      out += 'N';
-    }
-    i = j;
-  }
-  return out;
-}
-
-// "activations dominate" style class of an out-of-memory configuration.
-std::string largest_memory_item(const MemoryEstimate& m) {
-  const std::pair<const char*, double> items[] = {
-      {"weights", m.weights_bytes},         {"gradients", m.gradients_bytes},
-      {"optimizer states", m.optimizer_bytes}, {"activations", m.activations_bytes},
-      {"logits", m.logits_bytes},           {"kv cache", m.kv_cache_bytes},
-      {"cp buffers", m.cp_buffers_bytes}};
-  const auto* best = &items[0];
-  for (const auto& it : items)
-    if (it.second > best->second) best = &it;
-  return std::string("largest item: ") + best->first;
-}
-
-// What step 1 of a plan leaves: the kept candidates (with their index in the enumeration) and, on a
-// rank other than 0, the verdicts to send to rank 0.
-struct Checked {
-  std::vector<PlanEntry> kept;
-  std::vector<std::size_t> kept_at;
-  std::vector<std::string> verdicts;
-};
-
-void count_invalid(PlanOutcome& out, const std::string& why) {
-  ++out.invalid;
-  ++out.invalid_reasons[why];
-}
-
-void count_oom(PlanOutcome& out, const std::string& why) {
-  ++out.out_of_memory;
-  ++out.out_of_memory_reasons[why];
-}
-
-// 1. Validation and memory: candidate i on rank i mod size. The other ranks report each verdict to
-//    rank 0 ({"i", "invalid" or "oom": reason}, or {"i"} for a candidate that is kept).
-Checked check_candidates(const Scenario& base, const std::vector<PlanCandidate>& all, int gpus,
-                         const PlanOptions& options, const ScenarioValidator& validate, PlanOutcome& out,
-                         std::size_t rank, std::size_t size) {
-  Checked c;
-  const std::size_t report_every = std::max<std::size_t>(1, all.size() / 20);
-  std::size_t checked = 0;
-  for (std::size_t i = rank; i < all.size(); i += size) {
-    checked += size;
-    if (options.progress && checked / report_every != (checked - size) / report_every)
-      options.progress(std::min(checked, all.size()), all.size(), 0);
-    PlanEntry e;
-    e.candidate = all[i];
-    e.scenario = apply_candidate(base, all[i], gpus);
-    const Diagnostics d = validate(e.scenario);
-    if (d.has_errors()) {
-      std::string why = "invalid";
-      for (const Diagnostic& x : d.items())
-        if (x.severity == Severity::Error) {
-          why = x.path + ": " + without_numbers(x.message);
-          break;
-        }
-      if (rank == 0) count_invalid(out, why);
-      else c.verdicts.push_back(nlohmann::json{{"i", i}, {"invalid", why}}.dump());
-      continue;
-    }
-    e.memory = estimate_memory(e.scenario, options.memory);
-    if (!e.memory.fits) {
-      if (rank == 0) count_oom(out, largest_memory_item(e.memory));
-      else c.verdicts.push_back(nlohmann::json{{"i", i}, {"oom", largest_memory_item(e.memory)}}.dump());
-      continue;
-    }
-    if (rank != 0) c.verdicts.push_back(nlohmann::json{{"i", i}}.dump());
-    c.kept.push_back(std::move(e));
-    c.kept_at.push_back(i);
-  }
-  return c;
-}
-
 // Rank 0 counts the other ranks' verdicts and tells every rank which candidates are kept; every rank
 // then holds every kept candidate, in candidate order (rank 0 also their memory).
-std::vector<PlanEntry> share_kept(const Scenario& base, const std::vector<PlanCandidate>& all, int gpus,
-                                  const PlanOptions& options, Checked& c, PlanOutcome& out, PointDistribution& dist) {
-  const std::size_t rank = static_cast<std::size_t>(dist.rank());
+std::vector<KeptCandidate> share_kept(const Scenario& base, const std::vector<PlanCandidate>& all, int gpus,
+                                      const PlanOptions& options, CheckedCandidates& c, PlanOutcome& out,
+                                      PointDistribution& dist) {
+  const bool root = dist.rank() == 0;
   const std::vector<std::string> received = gather_on_root(c.verdicts, dist);
   std::vector<std::size_t> kept_index;
-  if (rank == 0) {
-    std::set<std::size_t> keep(c.kept_at.begin(), c.kept_at.end());
-    for (const std::string& line : received) {
-      nlohmann::json j;
-      try {
-        j = nlohmann::json::parse(line);
-      } catch (const nlohmann::json::exception& e) {
-        throw std::runtime_error(std::string("a verdict from another rank is malformed: ") + e.what());
-      }
-      const std::size_t i = j.at("i").get<std::size_t>();
-      if (i >= all.size()) throw std::runtime_error("a verdict from another rank names candidate " + std::to_string(i));
-      if (j.contains("invalid")) count_invalid(out, j.at("invalid").get<std::string>());
-      else if (j.contains("oom")) count_oom(out, j.at("oom").get<std::string>());
-      else keep.insert(i);
-    }
+  if (root) {
+    std::set<std::size_t> keep;
+    for (const KeptCandidate& k : c.kept) keep.insert(k.index);
+    for (const std::string& line : received)
+      if (const auto i = count_verdict(line, all, base.cluster.gpu.memory_bytes, out)) keep.insert(*i);
     kept_index.assign(keep.begin(), keep.end());   // ascending: the order of a single process
   }
-  kept_index = decode_indices(dist.broadcast(rank == 0 ? encode_indices(kept_index) : std::string()));
-  std::map<std::size_t, PlanEntry> own;
-  for (std::size_t k = 0; k < c.kept.size(); ++k) own.emplace(c.kept_at[k], std::move(c.kept[k]));
-  std::vector<PlanEntry> every;
+  kept_index = decode_indices(dist.broadcast(root ? encode_indices(kept_index) : std::string()));
+  std::map<std::size_t, KeptCandidate> own;
+  for (KeptCandidate& k : c.kept) own.emplace(k.index, std::move(k));
+  std::vector<KeptCandidate> every;
   for (std::size_t i : kept_index) {
     if (i >= all.size()) throw std::runtime_error("rank 0 kept candidate " + std::to_string(i) + " of " +
                                                   std::to_string(all.size()) + ": the ranks enumerated different lists");
@@ -152,20 +53,19 @@ std::vector<PlanEntry> share_kept(const Scenario& base, const std::vector<PlanCa
       every.push_back(std::move(it->second));
       continue;
     }
-    PlanEntry e;
-    e.candidate = all[i];
-    e.scenario = apply_candidate(base, all[i], gpus);
-    if (rank == 0) e.memory = estimate_memory(e.scenario, options.memory);
-    every.push_back(std::move(e));
+    KeptCandidate k{i, {}};
+    if (root) k.memory = estimate_memory(apply_candidate(base, all[i], gpus), options.memory);
+    every.push_back(std::move(k));
   }
   return every;
 }
 
-// Predicts the kept candidates listed in `which`: in worker processes with jobs > 1, else here
-// (where a layer cache could make candidates of one slice share their backend run).
-std::vector<PointResult> predict_share(const std::vector<PlanEntry>& kept, const std::vector<std::size_t>& which,
-                                       const PlanOptions& options, const ScenarioPredictor& predict,
-                                       std::size_t enumerated) {
+// Predicts the kept candidates listed in `which`: in worker processes with jobs > 1, else here, on
+// options.threads threads.
+std::vector<PointResult> predict_share(const Scenario& base, const std::vector<PlanCandidate>& all,
+                                       const std::vector<KeptCandidate>& kept, const std::vector<std::size_t>& which,
+                                       int gpus, const PlanOptions& options, const ScenarioPredictor& predict) {
+  auto scenario_of = [&](std::size_t k) { return apply_candidate(base, all[kept[which[k]].index], gpus); };
   std::vector<PointResult> rs(which.size());
   if (options.jobs > 1 && which.size() > 1) {
     std::vector<SweepPoint> points(which.size());
@@ -176,45 +76,101 @@ std::vector<PointResult> predict_share(const std::vector<PlanEntry>& kept, const
     SweepRunOptions ro;
     ro.jobs = options.jobs;
     const SweepOutcome so = run_sweep(points, {"candidate"}, [&](const SweepPoint& p) {
-      return predict_one(predict, kept[which[p.index]].scenario);
+      return predict_one(predict, scenario_of(p.index));
     }, ro);
     for (const PointResult& r : so.results) rs[std::stoul(r.labels[0])] = r;
-  } else {
-    for (std::size_t k = 0; k < which.size(); ++k) {
-      rs[k] = predict_one(predict, kept[which[k]].scenario);
-      if (options.progress && (k + 1) % std::max<std::size_t>(1, which.size() / 20) == 0)
-        options.progress(enumerated, enumerated, k + 1);
-    }
+    return rs;
   }
+  const std::size_t every = std::max<std::size_t>(1, which.size() / 20);
+  std::atomic<std::size_t> done{0};
+  const std::thread::id caller = std::this_thread::get_id();
+  for_each_index(which.size(), options.threads, [&](std::size_t k) {
+    rs[k] = predict_one(predict, scenario_of(k));
+    const std::size_t n = ++done;
+    if (options.progress && k % every == 0 && std::this_thread::get_id() == caller)
+      options.progress(all.size(), all.size(), n);
+  });
   return rs;
 }
 
-// The successful predictions, best first, at most `top`, each with its sentence.
-std::vector<PlanEntry> rank_entries(std::vector<PlanEntry>& kept, const std::vector<PointResult>& results,
+// Two results with exactly the same numbers.
+bool same_numbers(const PointResult& a, const PointResult& b) {
+  for (std::size_t i = 0; i < metric_names().size(); ++i) {
+    const double x = metric_value(a, metric_names()[i]);
+    const double y = metric_value(b, metric_names()[i]);
+    if (!(x == y || (std::isnan(x) && std::isnan(y)))) return false;
+  }
+  return true;
+}
+
+// Entries whose predicted range overlaps the best one's within the error band of the job's class
+// (step time, TTFT, tokens/s and MFU only: the band is measured on whole steps and prefills).
+void mark_ties(const Scenario& base, std::vector<PlanEntry>& best, PlanOutcome& out) {
+  const std::string& m = out.metric;
+  const bool time = m == "step_s" || m == "ttft_s";
+  const bool rate = m == "tokens_per_s_per_gpu" || m == "mfu" || m == "mfu_causal";
+  const std::optional<accuracy::ErrorBand> band = accuracy::error_band_for(base);
+  if (best.empty() || !band || (!time && !rate)) return;
+  out.error_band = accuracy::describe(*band);
+  const double a = metric_value(best.front().result, m);
+  for (std::size_t i = 1; i < best.size(); ++i) {
+    const double b = metric_value(best[i].result, m);
+    best[i].ties_best = time ? band->time_low(b) <= band->time_high(a) : band->rate_high(b) >= band->rate_low(a);
+    if (best[i].ties_best) best[i].explanation += "; a tie with #1 within the model's error band (" + out.error_band + ")";
+  }
+}
+
+// The successful predictions, best first, at most `top`, each with its sentence. A layout that
+// differs from a better-or-equal listed one only in dist.order and has the same numbers is listed
+// once (its order noted on the listed entry).
+std::vector<PlanEntry> rank_entries(const Scenario& base, const std::vector<PlanCandidate>& all,
+                                    std::vector<KeptCandidate>& kept, std::vector<PointResult>& results, int gpus,
                                     const PlanOptions& options, PlanOutcome& out) {
-  std::vector<PlanEntry> ok;
+  std::vector<std::size_t> ok;
   for (std::size_t i = 0; i < kept.size(); ++i) {
-    PlanEntry& e = kept[i];
-    e.result = results[i];
-    e.result.labels = {e.candidate.label()};
-    e.result.comm_type = e.candidate.comm_label();
-    e.result.fits = true;
-    e.result.metrics.memory_per_gpu_bytes = e.memory.total_bytes;
-    if (e.result.status != PointStatus::Ok || std::isnan(metric_value(e.result, out.metric))) {
+    if (results[i].status != PointStatus::Ok || std::isnan(metric_value(results[i], out.metric))) {
       ++out.failed;
       continue;
     }
-    ok.push_back(std::move(e));
+    results[i].metrics.memory_per_gpu_bytes = kept[i].memory.total_bytes;
+    ok.push_back(i);
   }
   const bool higher = metric_higher_is_better(out.metric);
-  std::stable_sort(ok.begin(), ok.end(), [&](const PlanEntry& a, const PlanEntry& b) {
-    const double va = metric_value(a.result, out.metric);
-    const double vb = metric_value(b.result, out.metric);
+  std::stable_sort(ok.begin(), ok.end(), [&](std::size_t a, std::size_t b) {
+    const double va = metric_value(results[a], out.metric);
+    const double vb = metric_value(results[b], out.metric);
     return higher ? va > vb : va < vb;
   });
-  if (ok.size() > static_cast<std::size_t>(std::max(0, options.top))) ok.resize(std::max(0, options.top));
-  for (PlanEntry& e : ok) e.explanation = explain(e, ok.front(), out.metric);
-  return ok;
+  std::vector<PlanEntry> best;
+  std::map<std::string, std::vector<std::size_t>> listed;   // label without order -> entries in `best`
+  const std::size_t top = static_cast<std::size_t>(std::max(0, options.top));
+  for (std::size_t i : ok) {
+    PlanCandidate plain = all[kept[i].index];
+    plain.order = "tp-cp-ep-dp-pp";
+    auto& same = listed[plain.label()];
+    const auto twin = std::find_if(same.begin(), same.end(), [&](std::size_t b) {
+      return b < best.size() && same_numbers(best[b].result, results[i]);
+    });
+    if (twin != same.end()) {
+      ++out.relabeled;
+      best[*twin].same_numbers_orders.push_back(all[kept[i].index].order);
+      continue;
+    }
+    if (best.size() >= top) continue;
+    PlanEntry e;
+    e.candidate = all[kept[i].index];
+    e.scenario = apply_candidate(base, e.candidate, gpus);
+    e.memory = std::move(kept[i].memory);
+    e.result = std::move(results[i]);
+    e.result.labels = {e.candidate.label()};
+    e.result.comm_type = e.candidate.comm_label();
+    e.result.fits = true;
+    same.push_back(best.size());
+    best.push_back(std::move(e));
+  }
+  for (PlanEntry& e : best) e.explanation = explain(e, best.front(), out.metric);
+  mark_ties(base, best, out);
+  return best;
 }
 
 // Where pure a2a stops: cp must divide the KV heads per TP rank.
@@ -231,29 +187,34 @@ std::string pure_a2a_note(const Scenario& base, int gpus) {
 
 }  // namespace
 
-PlanOutcome plan(const Scenario& base, const PlanOptions& options, const ScenarioValidator& validate,
+PlanOutcome plan(const Scenario& base_in, const PlanOptions& options, const ScenarioValidator& validate,
                  const ScenarioPredictor& predict, const SliceKey& slice_key) {
-  const int gpus = options.gpus > 0 ? options.gpus : base.world_size();
+  const int gpus = options.gpus > 0 ? options.gpus : base_in.world_size();
   PlanOutcome out;
   out.metric = !options.metric.empty() ? options.metric
-               : base.train.mode == TrainMode::Prefill ? "ttft_s"
-                                                       : "tokens_per_s_per_gpu";
-  out.global_batch = base.global_batch();
+               : base_in.train.mode == TrainMode::Prefill ? "ttft_s"
+                                                          : "tokens_per_s_per_gpu";
+  out.global_batch = base_in.global_batch();
   (void)metric_value(PointResult{}, out.metric);   // unknown metric: throws before any work
+  Scenario base = base_in;
+  base.locations.clear();   // positions in the base file do not describe a generated candidate
   const std::vector<PlanCandidate> all = enumerate_candidates(base, gpus, options.search, options.memory);
+  out.enumerated = all.size();
   PointDistribution* dist = is_distributed(options.distribution) ? options.distribution : nullptr;
   const std::size_t rank = dist != nullptr ? static_cast<std::size_t>(dist->rank()) : 0;
   const std::size_t size = dist != nullptr ? static_cast<std::size_t>(dist->size()) : 1;
 
-  Checked checked = check_candidates(base, all, gpus, options, validate, out, rank, size);
-  out.enumerated = all.size();
-  std::vector<PlanEntry> kept =
+  // 1. Validation and memory: candidate i on rank i mod size.
+  std::vector<std::size_t> mine;
+  for (std::size_t i = rank; i < all.size(); i += size) mine.push_back(i);
+  CheckedCandidates checked = check_candidates(base, all, mine, gpus, options, validate, out, rank == 0);
+  std::vector<KeptCandidate> kept =
       dist != nullptr ? share_kept(base, all, gpus, options, checked, out, *dist) : std::move(checked.kept);
 
   // 2. Predictions: under a distribution, whole model-parallel slices to the ranks in turn, in the
   //    order their first candidate appears.
   auto share = [&](const std::vector<std::size_t>& which) {
-    return predict_share(kept, which, options, predict, all.size());
+    return predict_share(base, all, kept, which, gpus, options, predict);
   };
   std::vector<PointResult> results;
   if (dist == nullptr) {
@@ -264,14 +225,14 @@ PlanOutcome plan(const Scenario& base, const PlanOptions& options, const Scenari
     std::map<std::string, int> slice_owner;
     std::vector<int> owner(kept.size());
     for (std::size_t i = 0; i < kept.size(); ++i) {
-      const std::string key = slice_key ? slice_key(kept[i].scenario) : std::to_string(i);
+      const std::string key = slice_key ? slice_key(apply_candidate(base, all[kept[i].index], gpus)) : std::to_string(i);
       const auto it = slice_owner.emplace(key, static_cast<int>(slice_owner.size()) % dist->size()).first;
       owner[i] = it->second;
     }
     results = evaluate_distributed(kept.size(), owner, share, *dist);
     if (dist->rank() != 0) return out;
   }
-  out.best = rank_entries(kept, results, options, out);
+  out.best = rank_entries(base, all, kept, results, gpus, options, out);
   out.notes.push_back(pure_a2a_note(base, gpus));
   return out;
 }

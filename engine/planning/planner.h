@@ -65,6 +65,8 @@ struct PlanOptions {
   int gpus = 0;                           // 0 = the scenario's world size
   int top = 5;                            // how many to return
   int jobs = 1;                           // > 1: predict in that many worker processes
+  int threads = 1;                        // > 1: check and predict on that many threads (the validator
+                                          // and the predictor must then be thread-safe)
   std::string metric;                     // ranking metric (metric_names()); "" = tokens_per_s_per_gpu
                                           // for training, ttft_s for prefill
   MemoryOptions memory;                   // memory.recompute set: only that recomputation is searched
@@ -86,6 +88,19 @@ struct PlanEntry {
   PointResult result;                     // predicted metrics
   MemoryEstimate memory;
   std::string explanation;                // one sentence
+  // The dist.order values of other layouts with exactly the same predicted numbers (a relabeling of
+  // the same groups' work): listed once, here.
+  std::vector<std::string> same_numbers_orders;
+  // Its predicted range and the best entry's overlap within the model's error band for this kind of
+  // job (accuracy/error_band.h): the data cannot tell the two apart. False for the best itself.
+  bool ties_best = false;
+};
+
+// A valid layout that does not fit: how much memory it needs.
+struct PlanMiss {
+  PlanCandidate candidate;
+  double total_bytes = 0;
+  double capacity_bytes = 0;
 };
 
 struct PlanOutcome {
@@ -94,11 +109,14 @@ struct PlanOutcome {
   std::size_t invalid = 0;                // rejected by validation
   std::size_t out_of_memory = 0;          // valid but above GPU memory
   std::size_t failed = 0;                 // the predictor threw
+  std::size_t relabeled = 0;              // predicted, same numbers as a listed layout but for dist.order
   std::string metric;                     // the ranking metric used
   int global_batch = 0;                   // sequences per step, the same for every candidate
   std::map<std::string, std::size_t> invalid_reasons;   // first error message -> count
   std::map<std::string, std::size_t> out_of_memory_reasons;   // largest memory item -> count
   std::vector<std::string> notes;         // facts about the whole space ("pure a2a caps at cp 4 ...")
+  std::vector<PlanMiss> closest_misses;   // the valid layouts nearest to fitting, least memory first (at most 3)
+  std::string error_band;                 // the band ties were judged by ("" = none for this job or metric)
 };
 
 // The divisors of n, ascending.

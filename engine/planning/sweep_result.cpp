@@ -32,7 +32,8 @@ double* metric_slot(PointMetrics& m, std::size_t i) {
   double* slots[] = {&m.step_s,          &m.attention_forward_s,      &m.attention_backward_s,
                      &m.layer_forward_s, &m.layer_backward_s,         &m.attention_tflops_per_gpu,
                      &m.exposed_comm_s,  &m.memory_per_gpu_bytes,     &m.tokens_per_s_per_gpu,
-                     &m.mfu,             &m.pipeline_bubble_fraction, &m.ttft_s};
+                     &m.mfu,             &m.pipeline_bubble_fraction, &m.ttft_s,
+                     &m.mfu_causal};
   return slots[i];
 }
 
@@ -69,7 +70,7 @@ PointMetrics::PointMetrics()
     : step_s(kNaN), attention_forward_s(kNaN), attention_backward_s(kNaN), layer_forward_s(kNaN),
       layer_backward_s(kNaN), attention_tflops_per_gpu(kNaN), exposed_comm_s(kNaN),
       memory_per_gpu_bytes(kNaN), tokens_per_s_per_gpu(kNaN), mfu(kNaN), pipeline_bubble_fraction(kNaN),
-      ttft_s(kNaN) {}
+      ttft_s(kNaN), mfu_causal(kNaN) {}
 
 const char* to_string(PointStatus s) { return name_of(kStatusNames, s); }
 
@@ -78,7 +79,8 @@ const std::vector<std::string>& metric_names() {
       "step_s",          "attention_forward_s", "attention_backward_s",
       "layer_forward_s", "layer_backward_s",    "attention_tflops_per_gpu",
       "exposed_comm_s",  "memory_per_gpu_gib",  "tokens_per_s_per_gpu",
-      "mfu",             "pipeline_bubble_fraction", "ttft_s"};
+      "mfu",             "pipeline_bubble_fraction", "ttft_s",
+      "mfu_causal"};
   return names;
 }
 
@@ -93,7 +95,8 @@ double metric_value(const PointResult& r, const std::string& name) {
 }
 
 bool metric_higher_is_better(const std::string& name) {
-  return name == "attention_tflops_per_gpu" || name == "tokens_per_s_per_gpu" || name == "mfu";
+  return name == "attention_tflops_per_gpu" || name == "tokens_per_s_per_gpu" || name == "mfu" ||
+         name == "mfu_causal";
 }
 
 nlohmann::json to_json(const PointResult& r, const std::vector<std::string>& columns) {

@@ -25,9 +25,11 @@ struct PointMetrics {
   double exposed_comm_s;            // communication not hidden behind compute (fwd + bwd, one layer)
   double memory_per_gpu_bytes;      // estimate_memory total
   double tokens_per_s_per_gpu;      // global batch tokens / step_s / GPUs
-  double mfu;                       // Megatron-LM model FLOPs / step_s / GPUs / dense bf16 peak
+  double mfu;                       // Megatron-LM model FLOPs (full attention square) at the peak of
+                                    // each op's precision / step_s (step_report.h)
   double pipeline_bubble_fraction;  // idle share of the busiest pipeline stage
   double ttft_s;                    // prefill: time to first token (NaN for training)
+  double mfu_causal;                // mfu with the causal attention square halved
   PointMetrics();
 };
 

@@ -82,7 +82,7 @@ std::string report_to_text(const Report& r, const ReportOptions& options) {
   }
   os << "\nWhole run\n";
   row(os, "simulated time (makespan)", ms(r.makespan_s), "ms");
-  row(os, "step time scaled to num_layers", ms(r.step_s), "ms");
+  row(os, "one micro-batch through num_layers layers", ms(r.step_s), "ms");
   row(os, "communication hidden by compute", fmt("%.1f", 100.0 * r.overlap_fraction), "%");
   row(os, "bytes on intra-node links", mib(r.bytes_intra_node), "MiB");
   row(os, "bytes on inter-node links", mib(r.bytes_inter_node), "MiB");
@@ -121,8 +121,8 @@ std::string report_to_text(const Report& r, const ReportOptions& options) {
     row(os, "tokens per second per GPU", fmt("%.2f", st.tokens_per_s_per_gpu), "tokens/s");
     error_band_rows(os, st);
     row(os, "model throughput", fmt("%.1f", st.model_tflops_per_gpu), "TFLOP/s per GPU");
-    row(os, "MFU (of dense bf16 peak)", fmt("%.1f", 100.0 * st.mfu), "%");
-    row(os, "  with causal attention counted halved", fmt("%.1f", 100.0 * st.mfu_causal), "%");
+    row(os, "MFU (Megatron: full attention square)", fmt("%.1f", 100.0 * st.mfu), "%");
+    row(os, "MFU (causal: attention square halved)", fmt("%.1f", 100.0 * st.mfu_causal), "%");
     row(os, "pipeline bubble", fmt("%.1f", 100.0 * st.pipeline_bubble_fraction), "%");
     row(os, "pipeline (warm-up, steady, cool-down)", ms(st.pipeline_s), "ms");
     row(os, "  stage forward, one micro-batch", ms(st.stage_forward_s), "ms");
@@ -186,7 +186,8 @@ std::string report_to_json(const Report& r) {
   j["tasks"] = r.tasks;
   j["wall_s"] = r.wall_s;
   j["makespan_s"] = r.makespan_s;
-  j["step_s"] = r.step_s;
+  j["micro_batch_s"] = r.step_s;   // one micro-batch through num_layers layers
+  if (r.step) j["step_s"] = r.step->time_s;   // the whole step (step.time_s), as in sweep and plan
   j["layers_simulated"] = r.layers_simulated;
   j["num_layers"] = r.num_layers;
   j["overlap_fraction"] = r.overlap_fraction;
@@ -289,7 +290,7 @@ std::string report_to_csv(const Report& r) {
   put("layer_forward_s", r.layer_forward_s, "s");
   put("layer_backward_s", r.layer_backward_s, "s");
   put("makespan_s", r.makespan_s, "s");
-  put("step_s", r.step_s, "s");
+  put("micro_batch_s", r.step_s, "s");
   put("overlap_fraction", r.overlap_fraction, "fraction");
   put("bytes_intra_node", r.bytes_intra_node, "bytes");
   put("bytes_inter_node", r.bytes_inter_node, "bytes");
@@ -299,12 +300,13 @@ std::string report_to_csv(const Report& r) {
   put("wall_s", r.wall_s, "s");
   if (r.memory) put("memory_peak_bytes_per_gpu", r.memory->peak_bytes_per_gpu, "bytes");
   if (r.step) {
-    put("step_time_s", r.step->time_s, "s");
+    put("step_s", r.step->time_s, "s");
     if (r.step->mode == "prefill") put("ttft_s", r.step->ttft_s, "s");
     put("tokens_per_s", r.step->tokens_per_s, "tokens/s");
     put("tokens_per_s_per_gpu", r.step->tokens_per_s_per_gpu, "tokens/s");
     put("model_tflops_per_gpu", r.step->model_tflops_per_gpu, "TFLOP/s");
     put("mfu", r.step->mfu, "fraction");
+    put("mfu_causal", r.step->mfu_causal, "fraction");
     put("pipeline_bubble_fraction", r.step->pipeline_bubble_fraction, "fraction");
     put("micro_batches", r.step->micro_batches, "micro-batches");
     if (const auto& b = r.step->error_band) {

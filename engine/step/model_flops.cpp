@@ -24,7 +24,21 @@ ModelFlops model_flops(const Scenario& s, bool gated_mlp) {
   const double passes = s.train.mode == TrainMode::Train ? 3.0 : 1.0;
   m.step = passes * tokens * m.per_token_forward;
   m.step_causal = passes * tokens * m.per_token_forward_causal;
+  m.step_layer_gemm = passes * tokens * L * (qkv + out_proj + mlp);
+  m.step_attention = passes * tokens * L * attention_square;
+  m.step_attention_causal = passes * tokens * L * causal * attention_square;
+  m.step_output_layer = passes * tokens * logits;
   return m;
+}
+
+double peak_time_s(const ModelFlops& f, const Scenario& s, double gpus, bool causal) {
+  const GpuSpec& g = s.cluster.gpu;
+  const bool fp8 = s.fp8_enabled() && g.fp8_flops > 0;
+  const double gemm_peak = fp8 ? g.fp8_flops : g.bf16_flops;
+  const double attention_peak = fp8 && s.model.fp8_dot_product_attention ? g.fp8_flops : g.bf16_flops;
+  if (gpus <= 0 || g.bf16_flops <= 0) return 0.0;
+  const double attention = causal ? f.step_attention_causal : f.step_attention;
+  return (f.step_layer_gemm / gemm_peak + attention / attention_peak + f.step_output_layer / g.bf16_flops) / gpus;
 }
 
 }  // namespace hcpsim::step

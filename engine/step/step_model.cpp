@@ -280,8 +280,9 @@ StepReport compose_step(const Scenario& s, const LayerTimes& lt, const StepOptio
   r.tokens_per_s_per_gpu = r.tokens_per_s / world;
   const ModelFlops f = model_flops(s);
   r.model_tflops_per_gpu = time_s > 0 ? f.step / (time_s * world) / 1e12 : 0.0;
-  r.mfu = r.model_tflops_per_gpu * 1e12 / s.cluster.gpu.bf16_flops;
-  r.mfu_causal = time_s > 0 ? f.step_causal / (time_s * world) / s.cluster.gpu.bf16_flops : 0.0;
+  // MFU: the model FLOPs at the peak of the precision each op runs in (model_flops.h peak_time_s).
+  r.mfu = time_s > 0 ? peak_time_s(f, s, world, false) / time_s : 0.0;
+  r.mfu_causal = time_s > 0 ? peak_time_s(f, s, world, true) / time_s : 0.0;
   return r;
 }
 

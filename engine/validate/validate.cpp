@@ -13,6 +13,7 @@
 #include "engine/validate/placement_rules.h"
 #include "engine/validate/rule_checker.h"
 #include "engine/validate/validate_hyperparallel.h"
+#include "engine/validate/validate_without_placement.h"
 
 namespace hcpsim {
 
@@ -261,6 +262,12 @@ void check_dist_and_faults(const Scenario& s, Checker& c) {
 }  // namespace
 
 Diagnostics validate(const Scenario& s) {
+  Diagnostics d = validate_without_placement(s);
+  if (!d.has_errors()) d.append(check_placement(s));
+  return d;
+}
+
+Diagnostics validate_without_placement(const Scenario& s) {
   Diagnostics ranges = check_field_ranges(s);
   if (ranges.has_errors()) return ranges;   // the rules below assume every field is in its range
   Checker c(s);
@@ -271,9 +278,6 @@ Diagnostics validate(const Scenario& s) {
   Diagnostics d = c.take();
   d.append(validate_hyperparallel(s));
   if (!d.has_errors()) d.append(check_feasibility(s));
-  if (!d.has_errors()) {
-    d.append(check_placement(s));
-  }
   return d;
 }
 

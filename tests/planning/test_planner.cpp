@@ -104,7 +104,7 @@ TEST(Planner, NeverProposesInvalidOrOutOfMemoryConfigurations) {
   EXPECT_GT(out.invalid, 0u);
   EXPECT_GT(out.out_of_memory, 0u);
   ASSERT_FALSE(out.best.empty());
-  EXPECT_EQ(out.enumerated, out.invalid + out.out_of_memory + out.failed + out.best.size());
+  EXPECT_EQ(out.enumerated, out.invalid + out.out_of_memory + out.failed + out.relabeled + out.best.size());
   for (const PlanEntry& e : out.best) {
     EXPECT_EQ(rule_violation(e.scenario), "") << e.candidate.label();
     EXPECT_TRUE(estimate_memory(e.scenario, o.memory).fits) << e.candidate.label();

@@ -59,7 +59,7 @@ TEST(PlanStep, PlanOnAnExampleFindsFittingConfigurationsRankedByThroughput) {
   EXPECT_EQ(out.metric, "tokens_per_s_per_gpu");
   ASSERT_GT(out.best.size(), 10u);
   EXPECT_GT(progress_calls, 0u);
-  EXPECT_EQ(out.enumerated, out.invalid + out.out_of_memory + out.failed + out.best.size());
+  EXPECT_EQ(out.enumerated, out.invalid + out.out_of_memory + out.failed + out.relabeled + out.best.size());
   std::set<int> pps, mbss;
   std::set<Recompute> recomputes;
   for (std::size_t i = 0; i < out.best.size(); ++i) {

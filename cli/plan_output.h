@@ -1,0 +1,29 @@
+#pragma once
+// What `hcpsim plan` prints: the ranked layouts as text or JSON (each with its overrides, Megatron-LM
+// arguments and Megatron-Bridge overrides), the closest misses when nothing fits, and the files of
+// --emit DIR.
+#include <string>
+#include <vector>
+
+#include "engine/planning/planner.h"
+
+namespace hcpsim::cli {
+
+struct PlanPrint {
+  std::string base_path;                  // the scenario file
+  std::vector<std::string> overrides;     // given on the command line
+  std::string backend;
+  int gpus = 0;
+};
+
+// Text on stdout.
+void print_plan_text(const Scenario& base, const planning::PlanOutcome& out, const PlanPrint& p);
+// JSON on stdout.
+void print_plan_json(const Scenario& base, const planning::PlanOutcome& out, const PlanPrint& p);
+// DIR/plan-K.yaml, .overrides, .megatron.sh, .bridge for each listed layout; false (with the reason on
+// stderr) when a file cannot be written.
+bool emit_plan(const Scenario& base, const planning::PlanOutcome& out, const PlanPrint& p, const std::string& dir);
+// When nothing fits: the sentence on stderr, with the closest misses and the GPU count that fits.
+void explain_nothing_fits(const Scenario& base, const planning::PlanOutcome& out, const planning::PlanOptions& o);
+
+}  // namespace hcpsim::cli
