@@ -15,8 +15,8 @@
 #include "engine/accuracy/error_band_json.h"
 #include "engine/app/backend_catalog.h"
 #include "engine/app/help_footer.h"
+#include "engine/app/point_eval.h"
 #include "engine/planning/planner.h"
-#include "engine/planning/point_eval.h"
 #include "engine/scenario/loader.h"
 #include "engine/validate/validate.h"
 

@@ -123,6 +123,11 @@ MemoryEstimate estimate_memory(const Scenario& s, const MemoryOptions& o) {
   const double gathered = sharded ? 2.0 * layer_params_per_tp_rank(s, o) : 0.0;
   const double held = sharded ? m.parameters / shards + gathered : m.parameters;
   m.weights_bytes = e * held;
+  // FP8 (Transformer Engine, `fp8_work` term): every layer weight also held in FP8 with its
+  // transpose for the wgrad GEMM (1 + 1 bytes), cast once per step and kept for its micro-batches.
+  // The norms' weights stay in BF16.
+  if (s.fp8_enabled() && s.cluster.gpu.fp8_flops > 0 && s.cluster.efficiency.terms.fp8_work)
+    m.weights_bytes += 2.0 * (sharded ? 2.0 : layers_per_stage) * (layer_params_per_tp_rank(s, o) - 2.0 * h);
   if (!prefill) {
     m.gradients_bytes = 4.0 * held;                          // fp32 main grads
     m.optimizer_bytes = 12.0 * m.parameters / shards;        // fp32 main params + Adam m, v

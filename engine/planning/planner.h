@@ -107,7 +107,7 @@ std::vector<int> divisors(int n);
 using ScenarioValidator = std::function<Diagnostics(const Scenario&)>;
 // Predicts one valid, fitting scenario; may throw (the candidate is then counted as failed).
 using ScenarioPredictor = std::function<PointMetrics(const Scenario&)>;
-// The key that groups candidates sharing one backend run (point_eval.h's layer_cache_key); under a
+// The key that groups candidates sharing one backend run (engine/app/point_eval.h's layer_cache_key); under a
 // distribution each group is predicted on one rank. nullptr: every candidate is its own group.
 using SliceKey = std::function<std::string(const Scenario&)>;
 

@@ -227,6 +227,9 @@ void check_step(const Scenario& s, Checker& c) {
     c.error("model.fp8",
             "fp8 '" + m.fp8 + "' needs FP8 tensor cores, but GPU '" + s.cluster.gpu.name + "' has no FP8 peak",
             {"use a Hopper or Blackwell GPU preset (h100-sxm, h200-sxm, b200, gb200) or set cluster.gpu.fp8_tflops"});
+  if (m.tp_comm_overlap && (s.tp() < 2 || !m.sequence_parallel))
+    c.error("model.tp_comm_overlap", "tp_comm_overlap overlaps the sequence-parallel collectives of tp > 1",
+            {"set tensor_model_parallel_size >= 2 and sequence_parallel: true, or tp_comm_overlap: false"});
   if (m.fp8_dot_product_attention && !s.fp8_enabled())
     c.error("model.fp8_dot_product_attention", "fp8_dot_product_attention needs fp8 to be set",
             {"set model.fp8: hybrid (or e4m3)"});

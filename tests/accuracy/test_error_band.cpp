@@ -11,9 +11,10 @@
 #include "engine/accuracy/case_class.h"
 #include "engine/accuracy/case_loader.h"
 #include "engine/accuracy/error_band.h"
+#include "engine/app/engine_backends.h"
+#include "engine/app/simulate.h"
 #include "engine/backend/backend.h"
 #include "engine/report/report.h"
-#include "engine/report/simulate.h"
 #include "engine/scenario/loader.h"
 #include "engine/scenario/scenario.h"
 
