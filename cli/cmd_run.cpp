@@ -260,16 +260,12 @@ int run_on_gpus(const RunArgs& a) {
   if (a.check) return a.emulate ? check_on_one_gpu(a, *loaded) : check_on_gpus(a, *loaded);
   kernels::GpuRunOptions o;
   o.timeout_s = a.timeout_s;
-  o.emulate.iterations = a.iterations;
-  o.emulate.warmup = a.warmup;
-  o.emulate.seed = a.seed;
-  o.emulate.gpus_per_node = loaded->cluster.gpus_per_node;
+  o.emulate = {.warmup = a.warmup, .iterations = a.iterations, .seed = a.seed,
+               .gpus_per_node = loaded->cluster.gpus_per_node};
   app::Measurement m;
   try {
     if (a.emulate) {
-      m = app::measure(*loaded, [&](const TaskGraph& g) -> std::optional<Trace> {
-        return kernels::emulate_on_gpu(g, o.emulate, std::cerr);
-      });
+      m = app::measure(*loaded, [&](const TaskGraph& g) { return std::optional(kernels::emulate_on_gpu(g, o.emulate, std::cerr)); });
     } else {
 #ifdef HCPSIM_HAVE_NCCL_RUNNER
       kernels::GpuRunResult r = kernels::run_distributed_scenario(*loaded, o, std::cerr);
@@ -288,8 +284,7 @@ int run_on_gpus(const RunArgs& a) {
   }
   if (m.reporting_rank) {
     if (a.emulate) {
-      std::cout << report_to_text(m.report)
-                << "Compute durations are measured (median of " << a.iterations
+      std::cout << report_to_text(m.report) << "Compute durations are measured (median of " << a.iterations
                 << " runs); start times and transfer durations are placed on the graph, not measured.\n";
     } else {
       print_summary(m.trace, std::cout);
