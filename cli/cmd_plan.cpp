@@ -104,6 +104,11 @@ int run_plan_command(const PlanArgs& a, MpiJob* job) {
   }
   if (!root) return 0;
   const int gpus = a.gpus > 0 ? a.gpus : base.world_size();
+  if (gpus > base.cluster.gpus_per_node && !registry.create(a.backend)->capabilities().models_contention)
+    out.notes.push_back("backend " + a.backend +
+                        " does not share links between concurrent flows: the GPUs of a node that send to other "
+                        "nodes at once are each timed with their NICs to themselves (NIC sharing is not priced); "
+                        "--backend simgrid prices it");
   const std::size_t predicted = out.enumerated - out.invalid - out.out_of_memory;
 
   if (a.format == "json") {

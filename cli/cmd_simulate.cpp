@@ -109,6 +109,10 @@ int run(const SimulateArgs& args) {
       std::cerr << "hcpsim simulate: error: --trace: " << e.what() << '\n';
       return 1;
     }
+    if (verbose()) {
+      std::cerr << "efficiency sources (value used, where it came from):\n";
+      for (const EfficiencySource& e : r.report.efficiency_sources) std::cerr << "  " << describe(e) << '\n';
+    }
     if (args.format == "json") std::cout << report_to_json(r.report);
     else if (args.format == "csv") std::cout << report_to_csv(r.report);
     else std::cout << report_to_text(r.report);

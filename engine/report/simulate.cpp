@@ -8,6 +8,7 @@
 #include <optional>
 #include <utility>
 
+#include "engine/cost/efficiency_sources.h"
 #include "engine/fold/fold_plan.h"
 #include "engine/fold/fold_report.h"
 #include "engine/report/trace_during_run.h"
@@ -82,6 +83,7 @@ SimulationResult simulate_scenario(const Scenario& full, Backend& backend, const
   r.report.configuration = r.trace.configuration;
   r.report.overrides = r.trace.overrides;
   r.report.tasks = g.size();
+  r.report.efficiency_sources = efficiency_sources(cost);
   apply_fold(r.report, fold);   // the job's GPU count, fold summary, sums over every replica
   r.report.memory = to_memory_report(estimate_memory(full));   // per-GPU memory, flagged when it does not fit
   const int m = full.micro_batches();

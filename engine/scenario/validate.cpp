@@ -12,6 +12,7 @@
 #include "engine/scenario/feasibility.h"
 #include "engine/scenario/field_ranges.h"
 #include "engine/scenario/validate_hyperparallel.h"
+#include "engine/scenario/validate_knobs.h"
 
 namespace hcpsim {
 
@@ -393,6 +394,7 @@ Diagnostics validate(const Scenario& s) {
   check_step(s, c);
   Diagnostics d = c.take();
   d.append(validate_hyperparallel(s));
+  d.append(validate_knobs(s));
   if (!d.has_errors()) d.append(check_feasibility(s));
   if (!d.has_errors()) {
     Checker w(s);

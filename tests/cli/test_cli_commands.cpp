@@ -147,5 +147,20 @@ TEST(CliSimulate, VerboseTimesEachStage) {
   EXPECT_EQ(plain.err.find("time:"), std::string::npos) << plain.err;
 }
 
+TEST(CliSimulate, VerboseListsTheEfficiencySources) {
+  const std::string f = std::string(HCPSIM_SOURCE_DIR) + "/scenarios/llama3-8b-64k-dgx-h100-p2p.yaml";
+  const auto r = test::run_hcpsim("simulate -v '" + f + "' --backend analytic cluster.efficiency.attention_backward=0.4",
+                                  scratch("src"));
+  EXPECT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_NE(r.err.find("efficiency sources"), std::string::npos) << r.err;
+  EXPECT_NE(r.err.find("  attention_forward "), std::string::npos) << r.err;
+  EXPECT_NE(r.err.find("from published table (FlashAttention-3 paper"), std::string::npos) << r.err;
+  EXPECT_NE(r.err.find("  attention_backward 0.4 from override (override 1 'cluster.efficiency.attention_backward=0.4'"),
+            std::string::npos)
+      << r.err;
+  for (const char* q : {"  gemm 0.75 from default", "  memory ", "  intra_node_link ", "  inter_node_link "})
+    EXPECT_NE(r.err.find(q), std::string::npos) << q << '\n' << r.err;
+}
+
 }  // namespace
 }  // namespace hcpsim
