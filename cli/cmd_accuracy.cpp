@@ -1,5 +1,6 @@
 // hcpsim accuracy DIR [key.path=value ...] [--format text|json] [--max-mean-error X] [--max-error Y]
-//                     [--role fit|holdout|all] [--require-order] [--plot OUT.png]
+//                     [--role fit|holdout|all] [--level L] [--require-order] [--plot OUT.png]
+//                     [--error-band-table]
 #include <CLI/CLI.hpp>
 #include <chrono>
 #include <filesystem>
@@ -11,8 +12,12 @@
 #include "cli/plot_chart.h"
 #include "engine/accuracy/accuracy_chart.h"
 #include "engine/accuracy/accuracy_writers.h"
+#include "engine/accuracy/backtest.h"
+#include "engine/accuracy/case_class.h"
+#include "engine/accuracy/error_band.h"
 #include "engine/accuracy/case_loader.h"
 #include "engine/accuracy/case_prediction.h"
+#include "engine/app/engine_backends.h"
 #include "engine/app/help_footer.h"
 #include "engine/backend/backend.h"
 #include "engine/scenario/schema.h"
@@ -32,6 +37,8 @@ struct AccuracyArgs {
   std::string role = "all";
   bool require_order = false;
   std::string plot;
+  std::string level;              // "" = every level
+  bool error_band_table = false;  // print error_band_table.cpp instead of the report
 };
 
 bool ends_with(const std::string& s, const std::string& suf) {
@@ -58,6 +65,11 @@ int run(const AccuracyArgs& a) {
                 << "  hint: " << schema::did_you_mean(path, schema::all_paths()) << '\n';
       return 2;
     }
+  }
+  if (a.error_band_table && (a.role != "all" || !a.level.empty() || !a.overrides.empty())) {
+    std::cerr << me << "error: --error-band-table takes the bands of the whole folder as it is: no --role, --level or "
+                       "overrides\n";
+    return 2;
   }
   if (a.role == "fit" && (bounds.max_mean_error || bounds.max_error)) {
     std::cerr << me << "error: --max-mean-error and --max-error bound the holdout cases, and --role fit runs none\n"
@@ -87,10 +99,11 @@ int run(const AccuracyArgs& a) {
   }
   std::vector<const AccuracyCase*> selected;
   for (const auto& c : cases)
-    if (a.role == "all" || a.role == to_string(c.role)) selected.push_back(&c);
+    if ((a.role == "all" || a.role == to_string(c.role)) && (a.level.empty() || level_of_metric(c.metric) == a.level))
+      selected.push_back(&c);
   if (selected.empty()) {
-    std::cerr << me << "error: '" << a.dir << "' has no " << a.role << " case (" << cases.size()
-              << " case(s) in all)\n";
+    std::cerr << me << "error: '" << a.dir << "' has no " << a.role << " case" << (a.level.empty() ? "" : " of level " + a.level)
+              << " (" << cases.size() << " case(s) in all)\n";
     return 1;
   }
 
@@ -106,26 +119,22 @@ int run(const AccuracyArgs& a) {
   // Progress on stderr once the run has taken more than a second (quick runs stay quiet).
   const auto t0 = std::chrono::steady_clock::now();
   auto elapsed_s = [&] { return std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count(); };
-  std::vector<CaseResult> results;
-  std::size_t failed = 0;
-  for (std::size_t i = 0; i < selected.size(); ++i) {
-    const AccuracyCase& c = *selected[i];
+  BacktestRun run = predict_cases(selected, backends, options, [&](std::size_t i, const AccuracyCase& c) {
     if (elapsed_s() > 1.0)
       std::cerr << "accuracy: [" << i + 1 << "/" << selected.size() << "] " << c.name << " (" << to_string(c.kind)
                 << ", " << c.backend << ")\n";
-    try {
-      results.push_back(CaseResult{&c, c.measured, predict_case(c, backends, options), 0});
-    } catch (const CaseError& e) {
-      std::cerr << e.what();
-      ++failed;
-    }
-  }
-  if (failed > 0) {
-    std::cerr << me << "error: " << failed << " of " << selected.size()
+  });
+  for (const auto& f : run.failures) std::cerr << f;
+  if (!run.failures.empty()) {
+    std::cerr << me << "error: " << run.failures.size() << " of " << selected.size()
               << " case(s) could not be predicted (above); no report written\n";
     return 1;
   }
-  const AccuracyReport report = make_accuracy_report(std::move(results));
+  const AccuracyReport report = make_accuracy_report(std::move(run.results));
+  if (a.error_band_table) {
+    std::cout << error_band_table_source(error_bands_of(report));
+    return 0;
+  }
   const std::vector<std::string> violations = bound_violations(report, bounds);
   std::cout << (a.format == "json" ? accuracy_to_json(report, bounds, violations)
                                    : accuracy_to_text(report, bounds, violations));
@@ -165,6 +174,11 @@ void add_accuracy_command(CLI::App& app, CliContext& ctx) {
   cmd->add_option("--role", args->role, "which cases to run")->check(CLI::IsMember({"fit", "holdout", "all"}));
   cmd->add_flag("--require-order", args->require_order,
                 "exit 1 when a group's predicted order differs from its measured order");
+  cmd->add_option("--level", args->level,
+                  "only the cases of one level (what the metric measures; docs/accuracy.md): the bounds then apply to it")
+      ->check(CLI::IsMember({"kernel", "collective", "attention", "layer", "prefill", "whole_step"}));
+  cmd->add_flag("--error-band-table", args->error_band_table,
+                "print engine/accuracy/error_band_table.cpp (the error band of every case class) instead of the report");
   cmd->add_option("--plot", args->plot,
                   "also draw predicted vs measured, log-log, fit and holdout series (.png or .svg; needs the GUI build)");
   cmd->footer(app::format_help_footer(
@@ -173,6 +187,7 @@ void add_accuracy_command(CLI::App& app, CliContext& ctx) {
        .examples = {{{"hcpsim accuracy validation/published"}},
                     {{"hcpsim accuracy validation/published --format json > accuracy.json"}},
                     {{"hcpsim accuracy validation/published --role fit --require-order"}},
+                    {{"hcpsim accuracy validation/published --level whole_step --max-mean-error 0.07 --max-error 0.15"}},
                     {{"hcpsim accuracy validation/published cluster.efficiency.attention_forward=0.66 --role fit"}},
                     {{"hcpsim accuracy tests/accuracy/data/suite --plot accuracy.png"}}},
        .after = "With bounds, e.g. --max-mean-error 0.10 --max-error 0.20, the command exits 1 when the holdout\n"

@@ -1,15 +1,20 @@
 // hcpsim calibrate [FILE [k=v...]] [--out calib.yaml]: measure this machine's GPUs for the cost model.
 #include <CLI/CLI.hpp>
+#include <fstream>
 #include <iostream>
 #include <memory>
 #include <string>
 #include <vector>
 
+#include "cli/calibrate_from_trace.h"
+#include "cli/calibrate_model_table.h"
 #include "cli/commands.h"
 #include "cli/scenario_args.h"
 #include "engine/app/help_footer.h"
 #ifdef HCPSIM_HAVE_CUDA
+#include "cli/calibrate_print.h"
 #include "kernels/calibrate.h"
+#include "kernels/interference_probe.h"
 #endif
 
 namespace hcpsim::cli {
@@ -19,8 +24,50 @@ struct CalibrateArgs {
   std::vector<std::string> positional;   // [FILE [k=v...]]
   std::string out;
   bool quick = false;
+  bool grid = false;
+  bool interference = false;
+  bool devices = false;
+  bool model_table = false;
   int iterations = 5;
+  std::vector<std::string> from_trace;
+  std::string kernel_rules;
 };
+
+#ifdef HCPSIM_HAVE_CUDA
+int run_measurements(const CalibrateArgs& a, const Scenario* scenario) {
+  try {
+    if (a.devices) return cli::print_devices(std::cout) > 0 ? 0 : 1;
+    if (a.interference) {
+      kernels::InterferenceRequest r;
+      r.scenario = scenario;
+      r.iterations = a.iterations;
+      print_interference_csv(kernels::probe_interference(r), std::cout);
+      return 0;
+    }
+    kernels::CalibrateRequest r;
+    r.scenario = scenario;
+    r.quick = a.quick;
+    r.held_out_grid = a.grid;
+    r.iterations = a.iterations;
+    const kernels::CalibrationResult c = kernels::measure_calibration(r);
+    print_calibration(c, std::cout);
+    if (a.out.empty()) {
+      std::cout << '\n' << c.yaml;
+      return 0;
+    }
+    std::ofstream f(a.out);
+    if (!(f << c.yaml)) {
+      std::cerr << "hcpsim calibrate: error: cannot write " << a.out << '\n';
+      return 1;
+    }
+    std::cout << "\ncalibration written to " << a.out << '\n';
+    return 0;
+  } catch (const std::exception& e) {
+    std::cerr << "hcpsim calibrate: error: " << e.what() << '\n';
+    return 1;
+  }
+}
+#endif
 
 }  // namespace
 
@@ -33,15 +80,32 @@ void add_calibrate_command(CLI::App& app, CliContext& ctx) {
                    "and its attention shapes are measured too");
   cmd->add_option("--out,-o", args->out, "Write the calibration YAML here (default: print it)");
   cmd->add_flag("--quick", args->quick, "Fewer shapes and message sizes");
+  cmd->add_flag("--grid", args->grid,
+                "Held out: the standard grid only, without the scenario's attention shapes or grid points of their "
+                "size (needs FILE), so that predicting the scenario with it is not fitted to the scenario");
+  cmd->add_flag("--interference", args->interference,
+                "Instead of the tables: attention alone and beside a bandwidth-bound copy holding 8/16/32 SMs on a "
+                "second stream, against the model's comm_compute_interference (CSV)");
+  cmd->add_flag("--devices", args->devices,
+                "Instead of measuring: the CUDA runtime, driver, GPUs (name, SMs) and NCCL library found; exit 1 "
+                "without a GPU");
+  cmd->add_flag("--model-table", args->model_table,
+                "Instead of measuring (no GPU needed): the cost model's time for every distinct attention shape of "
+                "FILE's graph and its layer GEMMs (bf16, FP8), as CSV for bench/gpu/torch_tables.py");
   cmd->add_option("--iterations", args->iterations, "Timed runs per point (median)")
       ->check(CLI::Range(1, 1000))
       ->capture_default_str();
+  cmd->add_option("--from-trace", args->from_trace,
+                  "Fit the tables from a profiled run of the scenario instead of measuring: PyTorch profiler "
+                  "traces, folders of them or Nsight Systems SQLite exports (docs/validation.md)");
+  cmd->add_option("--kernel-rules", args->kernel_rules, "With --from-trace: YAML file of extra kernel classification rules");
   cmd->footer(app::format_help_footer(
       {.before = "Attention efficiency = FLOPs (docs/schedules.md, exact causal pairs) / time / nominal bf16 peak;\n"
                  "link efficiency = bytes a rank sends / time / nominal intra-node bandwidth (NCCL over the local\n"
                  "GPUs, needs 2 or more). The file is the format of `cluster.calibration` (docs/metrics.md \"Calibration file format\").",
        .examples = {{{"hcpsim calibrate scenarios/llama3-8b-64k-dgx-h100-p2p.yaml --quick --out calib.yaml"}},
-                    {{"hcpsim simulate scenarios/llama3-8b-64k-dgx-h100-p2p.yaml cluster.calibration=calib.yaml --trace predicted.json"}}}}));
+                    {{"hcpsim simulate scenarios/llama3-8b-64k-dgx-h100-p2p.yaml cluster.calibration=calib.yaml --trace predicted.json"}},
+                    {{"hcpsim calibrate scenarios/llama3-8b-64k-dgx-h100-p2p.yaml --from-trace profiles/ --out calib.yaml"}, "from your own run's traces"}}}));
   cmd->callback([args, &ctx]() {
     std::string file;
     std::vector<std::string> overrides;
@@ -54,8 +118,28 @@ void add_calibrate_command(CLI::App& app, CliContext& ctx) {
       ctx.exit_code = 2;
       return;
     }
-#ifdef HCPSIM_HAVE_CUDA
-    kernels::CalibrateRequest r;
+    if (!args->kernel_rules.empty() && args->from_trace.empty()) {
+      std::cerr << "hcpsim calibrate: error: --kernel-rules classifies the kernels of --from-trace traces; give --from-trace too\n";
+      ctx.exit_code = 2;
+      return;
+    }
+    const int modes = args->grid + args->interference + args->devices + args->model_table + !args->from_trace.empty();
+    if (modes > 1) {
+      std::cerr << "hcpsim calibrate: error: --grid, --interference, --devices, --model-table and --from-trace are "
+                   "separate modes; give at most one\n";
+      ctx.exit_code = 2;
+      return;
+    }
+    if (!args->from_trace.empty()) {
+      ctx.exit_code = calibrate_from_trace({args->from_trace, args->kernel_rules, file, overrides, args->out});
+      return;
+    }
+    if ((args->grid || args->model_table) && file.empty()) {
+      std::cerr << "hcpsim calibrate: error: " << (args->grid ? "--grid" : "--model-table")
+                << " needs a scenario FILE (its shapes are what it holds out / tabulates)\n";
+      ctx.exit_code = 2;
+      return;
+    }
     std::optional<Scenario> scenario;
     if (!file.empty()) {
       int code = 0;
@@ -64,12 +148,13 @@ void add_calibrate_command(CLI::App& app, CliContext& ctx) {
         ctx.exit_code = code;
         return;
       }
-      r.scenario = &*scenario;
     }
-    r.out_path = args->out;
-    r.quick = args->quick;
-    r.iterations = args->iterations;
-    ctx.exit_code = kernels::run_calibration(r, std::cout, std::cerr);
+    if (args->model_table) {
+      print_model_table(*scenario, std::cout);
+      return;
+    }
+#ifdef HCPSIM_HAVE_CUDA
+    ctx.exit_code = run_measurements(*args, scenario ? &*scenario : nullptr);
 #else
     std::cerr << "hcpsim calibrate: error: this hcpsim was built without CUDA support (configure with "
                  "-DHCPSIM_WITH_CUDA=ON on a machine with nvcc, NCCL and MPI and an NVIDIA GPU)\n";

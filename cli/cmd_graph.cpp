@@ -9,8 +9,8 @@
 #include "engine/app/help_footer.h"
 #include "engine/graph/graph_export.h"
 #include "engine/layout/rank_layout.h"
-#include "engine/scenario/feasibility.h"
 #include "engine/schedule/build.h"
+#include "engine/validate/feasibility.h"
 
 namespace hcpsim::cli {
 

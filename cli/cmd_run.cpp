@@ -24,6 +24,7 @@
 #ifdef HCPSIM_HAVE_CUDA
 #include "kernels/cuda_tile_device.h"
 #include "kernels/device.h"
+#include "engine/app/measure.h"
 #include "kernels/run_scenario.h"
 #endif
 #ifdef HCPSIM_HAVE_NCCL_RUNNER
@@ -258,18 +259,26 @@ int run_on_gpus(const RunArgs& a) {
   if (!loaded) return code;
   if (a.check) return a.emulate ? check_on_one_gpu(a, *loaded) : check_on_gpus(a, *loaded);
   kernels::GpuRunOptions o;
-  o.emulate_ranks = a.emulate;
   o.timeout_s = a.timeout_s;
   o.emulate.iterations = a.iterations;
   o.emulate.warmup = a.warmup;
   o.emulate.seed = a.seed;
-  kernels::GpuRunResult r;
+  o.emulate.gpus_per_node = loaded->cluster.gpus_per_node;
+  app::Measurement m;
   try {
+    if (a.emulate) {
+      m = app::measure(*loaded, [&](const TaskGraph& g) -> std::optional<Trace> {
+        return kernels::emulate_on_gpu(g, o.emulate, std::cerr);
+      });
+    } else {
 #ifdef HCPSIM_HAVE_NCCL_RUNNER
-    r = a.emulate ? kernels::run_on_gpus(*loaded, o, std::cerr) : kernels::run_distributed_scenario(*loaded, o, std::cerr);
+      kernels::GpuRunResult r = kernels::run_distributed_scenario(*loaded, o, std::cerr);
+      m.reporting_rank = r.reporting_rank;
+      m.trace = std::move(r.trace);
 #else
-    r = kernels::run_on_gpus(*loaded, o, std::cerr);
+      throw std::logic_error("multi-process GPU runs are hcpsim-mpi's");
 #endif
+    }
   } catch (const std::exception& e) {
     std::cerr << "hcpsim run: error: " << e.what() << std::endl;
 #ifdef HCPSIM_HAVE_NCCL_RUNNER
@@ -277,13 +286,16 @@ int run_on_gpus(const RunArgs& a) {
 #endif
     return 1;
   }
-  if (r.reporting_rank) {
-    print_summary(r.trace, std::cout);
-    if (a.emulate)
-      std::cout << "Compute durations are measured (median of " << a.iterations
+  if (m.reporting_rank) {
+    if (a.emulate) {
+      std::cout << report_to_text(m.report)
+                << "Compute durations are measured (median of " << a.iterations
                 << " runs); start times and transfer durations are placed on the graph, not measured.\n";
+    } else {
+      print_summary(m.trace, std::cout);
+    }
     if (!a.trace.empty()) {
-      if (!write_trace_file(r.trace, a.trace, "run")) code = 1;
+      if (!write_trace_file(m.trace, a.trace, "run")) code = 1;
       else std::cout << "trace written to " << a.trace << '\n';
     }
   }

@@ -1,4 +1,5 @@
 // hcpsim simulate FILE [k=v...] [--backend NAME] [--format text|json|csv] [--trace out.json[.gz]]
+//                 [--step-trace step.json[.gz]]
 //                 [--trace-ranks 0,5-7] [--trace-layers 0] [--explain-route A B]
 #include <CLI/CLI.hpp>
 #include <iostream>
@@ -10,7 +11,9 @@
 #include "engine/core/internal_error.h"
 #include "cli/scenario_args.h"
 #include "cli/verbosity.h"
+#include "cli/trace_file.h"
 #include "engine/app/prediction.h"
+#include "engine/app/step_trace.h"
 #include "engine/cost/route.h"
 #include "engine/fold/fold_plan.h"
 #include "engine/trace/trace_filter.h"
@@ -27,6 +30,7 @@ struct SimulateArgs {
   std::string backend;   // empty: scenario.simulation.backend
   std::string format = "text";
   std::string trace_path;
+  std::string step_trace_path;   // the whole training step's events (app::predict_step_trace)
   std::string trace_ranks, trace_layers;   // empty: all
   std::vector<int> explain_route;
 };
@@ -113,6 +117,9 @@ int run(const SimulateArgs& args) {
       std::cerr << "efficiency sources (value used, where it came from):\n";
       for (const EfficiencySource& e : r.report.efficiency_sources) std::cerr << "  " << describe(e) << '\n';
     }
+    if (!args.step_trace_path.empty() &&
+        !write_trace_file(app::predict_step_trace(s, args.backend), args.step_trace_path, "simulate"))
+      return 1;
     if (args.format == "json") std::cout << report_to_json(r.report);
     else if (args.format == "csv") std::cout << report_to_csv(r.report);
     else std::cout << report_to_text(r.report);
@@ -138,6 +145,11 @@ void add_simulate_command(CLI::App& app, CliContext& ctx) {
   auto* trace = cmd->add_option("--trace", args->trace_path,
                                 "also write a Chrome-trace/Perfetto JSON file (gzip-compressed when FILE ends in .gz)")
                     ->check(non_empty("--trace: the file name"));
+  cmd->add_option("--step-trace", args->step_trace_path,
+                  "also write the whole training step as a Chrome trace: every pipeline stage and micro-batch, P2P, "
+                  "DP reduce-scatter / all-gather and the optimizer, first DP replica and TP rank (small scenarios: "
+                  "the step graph has a size limit)")
+      ->check(non_empty("--step-trace: the file name"));
   cmd->add_option("--trace-ranks", args->trace_ranks,
                   "ranks the trace file keeps, e.g. 0,5-7 (default: all, which simulates every rank; with this "
                   "option a job of identical replicas stays folded, docs/scenario.md)")

@@ -17,6 +17,11 @@ if(NOT ISAL_FOUND)
   message(FATAL_ERROR "ISA-L (libisal) not found: install the Debian package libisal-dev (scripts/setup.sh does)")
 endif()
 add_library(hcpsim::isal ALIAS PkgConfig::ISAL)
+# Reading Nsight Systems profiles (`nsys export --type sqlite`) in compare and calibrate --from-trace.
+find_package(SQLite3)
+if(NOT SQLite3_FOUND)
+  message(FATAL_ERROR "SQLite3 not found: install the Debian package libsqlite3-dev (scripts/setup.sh does)")
+endif()
 
 if(HCPSIM_BUILD_BENCH)
   find_package(benchmark QUIET)

@@ -8,6 +8,7 @@
 #include <stdexcept>
 
 #include "kernels/attention.h"
+#include "kernels/attention_config.h"
 #include "kernels/cuda_check.h"
 #include "kernels/mma_helpers.cuh"
 
@@ -16,10 +17,10 @@ namespace {
 
 using detail::bf16;
 
-constexpr int kBr = 64;    // query rows per inner tile
-constexpr int kBc = 64;    // keys per CTA
-constexpr int kThreads = 128;
-constexpr int kLdP = kBc + 8;
+constexpr int kBr = BackwardTiles::kRows;   // query rows per inner tile
+constexpr int kBc = BackwardTiles::kKeys;   // keys per CTA
+constexpr int kThreads = BackwardTiles::kThreads;
+constexpr int kLdP = BackwardTiles::kLdP;
 
 struct BwdParams {
   const bf16 *q, *k, *v, *o, *dout;
@@ -67,7 +68,7 @@ __global__ void dq_convert_kernel(BwdParams p, int batch) {
 
 template <int D, bool kLdm>
 __global__ void __launch_bounds__(kThreads) attn_bwd_kernel(BwdParams p) {
-  constexpr int kLd = D + 8;
+  constexpr int kLd = BackwardConfig<D>::kLd;
   extern __shared__ __align__(16) unsigned char smem_raw[];
   bf16* ks = reinterpret_cast<bf16*>(smem_raw);   // [kBc][kLd]
   bf16* vs = ks + kBc * kLd;                        // [kBc][kLd]
@@ -230,9 +231,10 @@ __global__ void __launch_bounds__(kThreads) attn_bwd_kernel(BwdParams p) {
   }
 }
 
-template <int D, bool kLdm>
+template <class Config, bool kLdm>
 void launch_bwd(const BwdParams& p, int batch, int kv_heads, cudaStream_t stream) {
-  const int smem = (2 * kBc + 2 * kBr) * (D + 8) * 2 + 2 * kBr * kLdP * 2 + 2 * kBr * 4;
+  constexpr int D = Config::kHeadDim;
+  constexpr int smem = static_cast<int>(Config::kSharedBytes);
   check_cuda(cudaFuncSetAttribute(attn_bwd_kernel<D, kLdm>, cudaFuncAttributeMaxDynamicSharedMemorySize, smem),
              "attention_backward: shared memory limit");
   dim3 grid((p.kv_len + kBc - 1) / kBc, kv_heads, batch);
@@ -287,13 +289,11 @@ void attention_backward(const AttentionDims& d, BhsdView q, BhsdView k, BhsdView
     check_cuda(cudaGetLastError(), "attention_backward: delta launch");
   }
   if (d.kv_len > 0) {   // also with q_len == 0: writes dK = dV = 0
-    if (d.elementwise_fragments) {
-      if (d.head_dim == 64) launch_bwd<64, false>(p, d.batch, d.kv_heads, stream);
-      else launch_bwd<128, false>(p, d.batch, d.kv_heads, stream);
-    } else {
-      if (d.head_dim == 64) launch_bwd<64, true>(p, d.batch, d.kv_heads, stream);
-      else launch_bwd<128, true>(p, d.batch, d.kv_heads, stream);
-    }
+    with_head_dim<BackwardConfig>(d.head_dim, [&](auto config) {
+      using Config = decltype(config);
+      if (d.elementwise_fragments) launch_bwd<Config, false>(p, d.batch, d.kv_heads, stream);
+      else launch_bwd<Config, true>(p, d.batch, d.kv_heads, stream);
+    });
   }
   if (rows > 0) {
     const std::size_t n = rows * d.head_dim;

@@ -7,6 +7,7 @@
 #include <string>
 
 #include "kernels/attention.h"
+#include "kernels/attention_config.h"
 #include "kernels/cuda_check.h"
 #include "kernels/mma_helpers.cuh"
 
@@ -15,9 +16,9 @@ namespace {
 
 using detail::bf16;
 
-constexpr int kBr = 64;     // query rows per CTA
-constexpr int kBc = 64;     // keys per tile
-constexpr int kThreads = 128;
+constexpr int kBr = ForwardTiles::kRows;   // query rows per CTA
+constexpr int kBc = ForwardTiles::kKeys;   // keys per tile
+constexpr int kThreads = ForwardTiles::kThreads;
 
 struct FwdParams {
   const bf16* q; const bf16* k; const bf16* v; bf16* o; float* lse;
@@ -30,10 +31,10 @@ struct FwdParams {
 
 template <int D, bool kLdm>
 __global__ void __launch_bounds__(kThreads) attn_fwd_kernel(FwdParams p) {
-  constexpr int kLd = D + 8;   // padded shared row: conflict-free fragment reads
+  constexpr int kLd = ForwardConfig<D>::kLd;
   extern __shared__ __align__(16) unsigned char smem_raw[];
-  bf16* ks = reinterpret_cast<bf16*>(smem_raw);   // [2][kBc][kLd]
-  bf16* vs = ks + 2 * kBc * kLd;                  // [2][kBc][kLd]
+  bf16* ks = reinterpret_cast<bf16*>(smem_raw);            // [kStages][kBc][kLd]
+  bf16* vs = ks + ForwardTiles::kStages * kBc * kLd;       // [kStages][kBc][kLd]
 
   const int qt = blockIdx.x, h = blockIdx.y, b = blockIdx.z;
   const int hk = h / p.group;
@@ -184,9 +185,10 @@ __global__ void __launch_bounds__(kThreads) attn_fwd_kernel(FwdParams p) {
   }
 }
 
-template <int D, bool kLdm>
+template <class Config, bool kLdm>
 void launch_fwd(const FwdParams& p, int batch, cudaStream_t stream) {
-  const int smem = 4 * kBc * (D + 8) * static_cast<int>(sizeof(bf16));
+  constexpr int D = Config::kHeadDim;
+  constexpr int smem = static_cast<int>(Config::kSharedBytes);
   // Above 48 KB of dynamic shared memory needs an explicit opt-in (per device, cheap to repeat).
   check_cuda(cudaFuncSetAttribute(attn_fwd_kernel<D, kLdm>, cudaFuncAttributeMaxDynamicSharedMemorySize, smem),
              "attention_forward: shared memory limit");
@@ -215,13 +217,11 @@ void attention_forward(const AttentionDims& d, BhsdView q, BhsdView k, BhsdView 
   p.mask_offset = d.mask == MaskKind::CausalBottomRight ? d.kv_len - d.q_len : 0;
   const float scale = d.softmax_scale > 0 ? d.softmax_scale : 1.f / std::sqrt(static_cast<float>(d.head_dim));
   p.scale_log2 = scale * 1.4426950408889634f;
-  if (d.elementwise_fragments) {
-    if (d.head_dim == 64) launch_fwd<64, false>(p, d.batch, stream);
-    else launch_fwd<128, false>(p, d.batch, stream);
-  } else {
-    if (d.head_dim == 64) launch_fwd<64, true>(p, d.batch, stream);
-    else launch_fwd<128, true>(p, d.batch, stream);
-  }
+  with_head_dim<ForwardConfig>(d.head_dim, [&](auto config) {
+    using Config = decltype(config);
+    if (d.elementwise_fragments) launch_fwd<Config, false>(p, d.batch, stream);
+    else launch_fwd<Config, true>(p, d.batch, stream);
+  });
 }
 
 }  // namespace hcpsim::kernels

@@ -6,10 +6,8 @@
 #include <algorithm>
 #include <chrono>
 #include <cmath>
-#include <fstream>
 #include <iomanip>
-#include <map>
-#include <ostream>
+#include <stdexcept>
 #include <set>
 #include <sstream>
 #include <tuple>
@@ -108,164 +106,167 @@ struct LocalNccl {
 };
 
 std::string software_string() {
-  int rt = 0, drv = 0, nccl = 0;
-  cudaRuntimeGetVersion(&rt);
-  cudaDriverGetVersion(&drv);
-  ncclGetVersion(&nccl);
-  std::ostringstream os;
-  os << "CUDA runtime " << rt / 1000 << "." << (rt % 1000) / 10 << ", driver " << drv / 1000 << "."
-     << (drv % 1000) / 10 << ", NCCL " << nccl << ", hcpsim kernels (mma.sync bf16)";
-  return os.str();
+  return describe_cuda_versions() + ", " + nccl_library_description() + ", hcpsim kernels (mma.sync bf16)";
+}
+
+using ShapeKey = std::tuple<int, bool, double>;   // (head_dim, causal, q_len * kv_len)
+
+bool causal_section(MaskSection m) {
+  return m == MaskSection::Diagonal || m == MaskSection::Causal || m == MaskSection::BottomRight;
+}
+
+// The grid, plus every attention shape of the scenario's graph (unless held out); `shadowed` gets
+// the keys of the scenario's shapes.
+std::set<AttnPoint> attention_points(const CalibrateRequest& r, std::set<ShapeKey>& scenario_keys) {
+  std::set<AttnPoint> points;
+  const std::vector<int> lens = r.quick ? std::vector<int>{1024, 8192} : std::vector<int>{1024, 2048, 4096, 8192, 16384};
+  for (int hd : r.quick ? std::vector<int>{128} : std::vector<int>{64, 128})
+    for (int n : lens)
+      for (bool causal : {true, false}) points.insert({n, n, hd, causal, 16, 16, false});
+  if (r.scenario == nullptr) return points;
+  const Scenario& s = *r.scenario;
+  const RankLayout layout = RankLayout::from_scenario(s);
+  const TaskGraph g = build_task_graph(s, layout, graph_options_from(s));
+  for (const auto& a : g.attention_shapes()) {
+    if (a.head_dim_qk != a.head_dim_v || (a.head_dim_qk != 64 && a.head_dim_qk != 128)) continue;
+    const bool causal = causal_section(a.section);
+    scenario_keys.insert({a.head_dim_qk, causal, static_cast<double>(a.q_len) * static_cast<double>(a.kv_len)});
+    if (!r.held_out_grid)
+      points.insert({static_cast<int>(a.q_len), static_cast<int>(a.kv_len), a.head_dim_qk, causal,
+                     a.heads * a.batch, a.kv_heads * a.batch, true});
+  }
+  return points;
+}
+
+void measure_links(const CalibrateRequest& r, const Scenario& s, Calibration& c, CalibrationResult& out) {
+  if (out.gpus < 2) {
+    out.links_note = "one GPU: NCCL send/recv, all-to-all and all-gather need at least 2 GPUs (links left uncalibrated)";
+    return;
+  }
+  if (!nccl_library_found()) {
+    out.links_note = nccl_library_description() + ": links not measured, one-GPU tables only";
+    return;
+  }
+  const std::vector<std::size_t> sizes = r.quick ? std::vector<std::size_t>{1u << 20, 64u << 20}
+                                                 : std::vector<std::size_t>{64u << 10, 1u << 20, 16u << 20, 128u << 20};
+  LocalNccl nccl(out.gpus, sizes.back());
+  const char* names[] = {"send_recv", "all_to_all", "all_gather"};
+  for (int op = 0; op < 3; ++op) {
+    for (std::size_t b : sizes) {
+      LinkTiming l;
+      l.op = names[op];
+      l.bytes = static_cast<double>(b);
+      l.seconds = nccl.time_op(op, b, r.iterations);
+      double sent = l.bytes;
+      if (op == 1) sent = l.bytes * (out.gpus - 1) / out.gpus;
+      if (op == 2) sent = l.bytes * (out.gpus - 1);
+      l.sent_Bps = sent / l.seconds;
+      l.efficiency = std::clamp(l.sent_Bps / s.cluster.intra_node_bandwidth_Bps, 1e-6, 1.0);
+      c.intra_node.push_back({l.op, l.bytes, l.efficiency});
+      out.links.push_back(l);
+    }
+  }
 }
 
 }  // namespace
 
-int run_calibration(const CalibrateRequest& r, std::ostream& out, std::ostream& err) {
-  const bool have_scenario = r.scenario != nullptr;
-  const Scenario s = have_scenario ? *r.scenario : Scenario{};   // defaults: nominal H100/H200 peak and NVLink
+CalibrationResult measure_calibration(const CalibrateRequest& r) {
+  if (r.held_out_grid && r.scenario == nullptr)
+    throw std::invalid_argument("--grid holds the scenario's shapes out of the calibration: it needs a scenario FILE");
+  const Scenario s = r.scenario != nullptr ? *r.scenario : Scenario{};   // defaults: nominal H100/H200 peak and NVLink
   std::string why;
-  const int devices = cuda_device_count(&why);
-  if (devices == 0) {
-    err << "hcpsim calibrate: error: no CUDA device found (" << why
-        << "); calibration measures real GPUs, run it on the machine you want to model\n";
-    return 1;
+  CalibrationResult out;
+  out.gpus = cuda_device_count(&why);
+  if (out.gpus == 0)
+    throw NoCudaDevice("no CUDA device found (" + why + "); calibration measures real GPUs, run it on the machine you want to model");
+  out.nominal_peak_flops = s.cluster.gpu.bf16_flops;
+  out.nominal_link_Bps = s.cluster.intra_node_bandwidth_Bps;
+  out.nominal_hbm_Bps = s.cluster.gpu.hbm_Bps;
+  out.nominal_from_scenario = r.scenario != nullptr;
+  out.held_out = r.held_out_grid;
+  check_cuda(cudaSetDevice(0), "cudaSetDevice");
+  Calibration c;
+  c.hardware = describe_cuda_devices();
+  out.devices = c.hardware;
+  while (!c.hardware.empty() && c.hardware.back() == '\n') c.hardware.pop_back();
+  c.software = software_string();
+  out.software = c.software;
+
+  std::set<ShapeKey> scenario_keys;
+  const std::set<AttnPoint> points = attention_points(r, scenario_keys);
+  TaskGraph cal;   // one synthetic task per (shape, pass), timed by TaskTimer
+  cal.world_size = 1;
+  std::vector<const AttnPoint*> point_of;   // per task
+  for (const auto& p : points) {
+    const bool same_size = scenario_keys.count({p.head_dim, p.causal, static_cast<double>(p.q_len) * p.kv_len}) > 0;
+    if (r.held_out_grid && same_size) {
+      ++out.held_out_grid_points;
+      continue;
+    }
+    for (Pass pass : {Pass::Forward, Pass::Backward}) {
+      const MaskSection section = !p.causal ? MaskSection::Full
+                                  : (p.q_len == p.kv_len ? MaskSection::Diagonal : MaskSection::BottomRight);
+      const AttentionShape a = attention_shape(1, p.q_len, p.kv_len, p.heads, p.kv_heads, p.head_dim, p.head_dim, section);
+      add_attention_task(cal, a, pass);
+      point_of.push_back(&p);
+    }
   }
-  const double peak = s.cluster.gpu.bf16_flops;
-  const double link_Bps = s.cluster.intra_node_bandwidth_Bps;
-  try {
-    check_cuda(cudaSetDevice(0), "cudaSetDevice");
-    Calibration c;
-    c.hardware = describe_cuda_devices();
-    while (!c.hardware.empty() && c.hardware.back() == '\n') c.hardware.pop_back();
-    c.software = software_string();
-    out << c.hardware << "\nnominal bf16 peak " << peak / 1e12 << " TFLOP/s, intra-node link " << link_Bps / 1e9
-        << " GB/s" << (have_scenario ? " (from the scenario)" : " (defaults; pass a scenario to change)") << '\n';
+  Task tiny;
+  tiny.kind = TaskKind::Copy;
+  tiny.bytes = 512;
+  const TaskId tiny_id = cal.add_task(tiny, "tiny_copy");
+  Task big;
+  big.kind = TaskKind::Copy;
+  big.bytes = 1024.0 * 1024 * 1024;   // 512 MiB copied (read + write = 1 GiB)
+  const TaskId big_id = cal.add_task(big, "big_copy");
 
-    // Attention shapes: a grid, plus every attention shape of the scenario's graph.
-    std::set<AttnPoint> points;
-    std::set<std::tuple<int, bool, double>> scenario_keys;   // (head_dim, causal, q_len*kv_len)
-    const std::vector<int> lens = r.quick ? std::vector<int>{1024, 8192} : std::vector<int>{1024, 2048, 4096, 8192, 16384};
-    for (int hd : r.quick ? std::vector<int>{128} : std::vector<int>{64, 128})
-      for (int n : lens)
-        for (bool causal : {true, false}) points.insert({n, n, hd, causal, 16, 16, false});
-    if (have_scenario) {
-      const RankLayout layout = RankLayout::from_scenario(s);
-      const TaskGraph g = build_task_graph(s, layout, graph_options_from(s));
-      for (const auto& a : g.attention_shapes()) {
-        if (a.head_dim_qk != a.head_dim_v || (a.head_dim_qk != 64 && a.head_dim_qk != 128)) continue;
-        const bool causal = a.section == MaskSection::Diagonal || a.section == MaskSection::Causal ||
-                            a.section == MaskSection::BottomRight;
-        points.insert({static_cast<int>(a.q_len), static_cast<int>(a.kv_len), a.head_dim_qk, causal,
-                       a.heads * a.batch, a.kv_heads * a.batch, true});
-        scenario_keys.insert({a.head_dim_qk, causal, static_cast<double>(a.q_len) * static_cast<double>(a.kv_len)});
-      }
-    }
-    TaskGraph cal;   // one synthetic task per (shape, pass), timed by TaskTimer
-    cal.world_size = 1;
-    std::vector<char> shadowed;   // per task: a grid point at a length the scenario measures itself
-    for (const auto& p : points) {
-      for (Pass pass : {Pass::Forward, Pass::Backward}) {
-        const MaskSection section = !p.causal ? MaskSection::Full
-                                    : (p.q_len == p.kv_len ? MaskSection::Diagonal : MaskSection::BottomRight);
-        const AttentionShape a = attention_shape(1, p.q_len, p.kv_len, p.heads, p.kv_heads, p.head_dim, p.head_dim, section);
-        Task t;
-        t.kind = pass == Pass::Forward ? TaskKind::AttentionForward : TaskKind::AttentionBackward;
-        t.pass = pass;
-        t.attention = cal.add_attention(a);
-        t.flops = attention_flops(a, pass);
-        cal.add_task(t, "attn");
-        shadowed.push_back(!p.from_scenario &&
-                           scenario_keys.count({p.head_dim, p.causal, static_cast<double>(p.q_len) * p.kv_len}) > 0);
-      }
-    }
-    Task tiny;
-    tiny.kind = TaskKind::Copy;
-    tiny.bytes = 512;
-    const TaskId tiny_id = cal.add_task(tiny, "tiny_copy");
-    Task big;
-    big.kind = TaskKind::Copy;
-    big.bytes = 1024.0 * 1024 * 1024;   // 512 MiB copied (read + write = 1 GiB)
-    const TaskId big_id = cal.add_task(big, "big_copy");
-
-    TaskTimer timer(cal, 1);
-    cudaStream_t st = nullptr;
-    check_cuda(cudaStreamCreate(&st), "cudaStreamCreate");
-    // Fixed cost per kernel (the cost model adds it to FLOPs / (peak * efficiency)).
-    c.kernel_overhead_s = std::min(timer.time_task(cal.task(tiny_id), 3, 21, st), 9e-3);
-    out << "\n" << std::left << std::setw(10) << "pass" << std::setw(6) << "mask" << std::right << std::setw(6)
-        << "d" << std::setw(8) << "q_len" << std::setw(8) << "kv_len" << std::setw(5) << "h" << std::setw(5) << "hkv" << std::setw(12) << "ms" << std::setw(10)
-        << "TFLOP/s" << std::setw(8) << "eff" << '\n';
-    for (const Task& t : cal.tasks()) {
-      if (t.kind != TaskKind::AttentionForward && t.kind != TaskKind::AttentionBackward) continue;
-      const AttentionShape& a = cal.attention_of(t);
-      const double sec = timer.time_task(t, 1, r.iterations, st);
-      const double work_s = std::max(sec - *c.kernel_overhead_s, 0.5 * sec);
-      const double eff = std::clamp(t.flops / work_s / peak, 1e-6, 1.0);
-      AttentionCalibrationPoint p;
-      p.pass = t.pass;
-      p.head_dim = a.head_dim_qk;
-      p.causal = a.section != MaskSection::Full;
-      p.q_len = static_cast<double>(a.q_len);
-      p.kv_len = static_cast<double>(a.kv_len);
-      p.efficiency = eff;
-      if (!shadowed[cal.id_of(t)]) c.attention.push_back(p);
-      out << std::left << std::setw(10) << to_string(t.pass) << std::setw(6) << (p.causal ? "causal" : "none")
-          << std::right << std::setw(6) << p.head_dim << std::setw(8) << a.q_len << std::setw(8) << a.kv_len
-          << std::setw(5) << a.heads << std::setw(5) << a.kv_heads << std::setw(12) << std::fixed << std::setprecision(3) << sec * 1e3 << std::setw(10)
-          << std::setprecision(1) << t.flops / sec / 1e12 << std::setw(8) << std::setprecision(3) << eff << '\n';
-    }
-    const double copy_s = timer.time_task(cal.task(big_id), 1, r.iterations, st);
-    const double copy_Bps = big.bytes / copy_s;
-    cudaStreamDestroy(st);
-    out << "\nkernel overhead (tiny copy) " << std::setprecision(2) << *c.kernel_overhead_s * 1e6 << " us; "
-        << "device copy " << std::setprecision(0) << copy_Bps / 1e9 << " GB/s read+write ("
-        << std::setprecision(2) << copy_Bps / s.cluster.gpu.hbm_Bps << " of the nominal HBM bandwidth)\n";
-
-    if (devices >= 2) {
-      const std::vector<std::size_t> sizes = r.quick ? std::vector<std::size_t>{1u << 20, 64u << 20}
-                                                     : std::vector<std::size_t>{64u << 10, 1u << 20, 16u << 20, 128u << 20};
-      out << '\n' << nccl_library_description() << '\n';
-      LocalNccl nccl(devices, sizes.back());
-      out << "NCCL over " << devices << " local GPUs (efficiency = bytes a rank sends / time / link bandwidth)\n";
-      const char* names[] = {"send_recv", "all_to_all", "all_gather"};
-      for (int op = 0; op < 3; ++op) {
-        for (std::size_t b : sizes) {
-          const double sec = nccl.time_op(op, b, r.iterations);
-          double sent = static_cast<double>(b);
-          if (op == 1) sent = static_cast<double>(b) * (devices - 1) / devices;
-          if (op == 2) sent = static_cast<double>(b) * (devices - 1);
-          const double eff = std::clamp(sent / sec / link_Bps, 1e-6, 1.0);
-          c.intra_node.push_back({names[op], static_cast<double>(b), eff});
-          out << "  " << std::left << std::setw(12) << names[op] << std::right << std::setw(12) << b << " B "
-              << std::setw(10) << std::setprecision(1) << sent / sec / 1e9 << " GB/s  eff " << std::setprecision(3)
-              << eff << '\n';
-        }
-      }
-    } else {
-      out << "\none GPU: NCCL send/recv, all-to-all and all-gather need at least 2 GPUs (links left uncalibrated)\n";
-    }
-
-    std::ostringstream yaml;
-    yaml << "# Written by `hcpsim calibrate` on " << devices << " GPU(s). Device copy bandwidth "
-         << std::setprecision(0) << std::fixed << copy_Bps / 1e9 << " GB/s (read+write).\n"
-         << calibration_to_yaml(c);
-    // Read it back: the file must load in the cost model.
-    load_calibration_string(yaml.str(), "calibration");
-    if (r.out_path.empty()) {
-      out << '\n' << yaml.str();
-    } else {
-      std::ofstream f(r.out_path);
-      if (!(f << yaml.str())) {
-        err << "hcpsim calibrate: error: cannot write " << r.out_path << '\n';
-        return 1;
-      }
-      out << "\ncalibration written to " << r.out_path << '\n';
-    }
-  } catch (const std::exception& e) {
-    err << "hcpsim calibrate: error: " << e.what() << '\n';
-    return 1;
+  TaskTimer timer(cal, 1);
+  cudaStream_t st = nullptr;
+  check_cuda(cudaStreamCreate(&st), "cudaStreamCreate");
+  struct StreamGuard {
+    cudaStream_t s;
+    ~StreamGuard() { cudaStreamDestroy(s); }
+  } guard{st};
+  // Fixed cost per kernel (the cost model adds it to FLOPs / (peak * efficiency)).
+  c.kernel_overhead_s = std::min(timer.time_task(cal.task(tiny_id), 3, 21, st), 9e-3);
+  out.kernel_overhead_s = *c.kernel_overhead_s;
+  for (const Task& t : cal.tasks()) {
+    if (t.kind != TaskKind::AttentionForward && t.kind != TaskKind::AttentionBackward) continue;
+    const AttentionShape& a = cal.attention_of(t);
+    const AttnPoint& p = *point_of[cal.id_of(t)];
+    AttentionTiming m;
+    m.pass = t.pass;
+    m.causal = p.causal;
+    m.head_dim = a.head_dim_qk;
+    m.q_len = static_cast<int>(a.q_len);
+    m.kv_len = static_cast<int>(a.kv_len);
+    m.heads = a.heads;
+    m.kv_heads = a.kv_heads;
+    m.flops = t.flops;
+    m.seconds = timer.time_task(t, 1, r.iterations, st);
+    const double work_s = std::max(m.seconds - out.kernel_overhead_s, 0.5 * m.seconds);
+    m.efficiency = std::clamp(t.flops / work_s / out.nominal_peak_flops, 1e-6, 1.0);
+    m.from_scenario = p.from_scenario;
+    // A grid point at a size the scenario measures itself is shown but left out of the table.
+    m.in_calibration = p.from_scenario ||
+                       scenario_keys.count({p.head_dim, p.causal, static_cast<double>(p.q_len) * p.kv_len}) == 0;
+    if (m.in_calibration)
+      c.attention.push_back({m.pass, m.head_dim, m.causal, static_cast<double>(m.q_len), static_cast<double>(m.kv_len),
+                             m.efficiency});
+    out.attention.push_back(m);
   }
-  return 0;
+  out.copy_Bps = big.bytes / timer.time_task(cal.task(big_id), 1, r.iterations, st);
+  measure_links(r, s, c, out);
+
+  std::ostringstream yaml;
+  yaml << "# Written by `hcpsim calibrate` on " << out.gpus << " GPU(s)"
+       << (r.held_out_grid ? ", the standard grid without the scenario's shapes (held out)" : "")
+       << ". Device copy bandwidth " << std::setprecision(0) << std::fixed << out.copy_Bps / 1e9 << " GB/s (read+write).\n"
+       << calibration_to_yaml(c);
+  // Read it back: the file must load in the cost model.
+  load_calibration_string(yaml.str(), "calibration");
+  out.yaml = yaml.str();
+  return out;
 }
 
 }  // namespace hcpsim::kernels

@@ -33,4 +33,15 @@ std::string describe_cuda_devices() {
   return os.str();
 }
 
+std::string describe_cuda_versions() {
+  int rt = 0, drv = 0;
+  cudaRuntimeGetVersion(&rt);
+  cudaDriverGetVersion(&drv);
+  std::ostringstream os;
+  os << "CUDA runtime " << rt / 1000 << "." << (rt % 1000) / 10 << ", driver ";
+  if (drv == 0) os << "none";
+  else os << drv / 1000 << "." << (drv % 1000) / 10;
+  return os.str();
+}
+
 }  // namespace hcpsim::kernels

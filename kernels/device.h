@@ -12,4 +12,8 @@ int cuda_device_count(std::string* why = nullptr);
 // One line per device: "GPU 0: NVIDIA H200, sm_90, 139.8 GiB, 132 SMs".
 std::string describe_cuda_devices();
 
+// "CUDA runtime 13.0, driver 12.8": the runtime this program carries and the newest CUDA the
+// installed driver supports ("driver none" without one).
+std::string describe_cuda_versions();
+
 }  // namespace hcpsim::kernels

@@ -49,6 +49,14 @@ std::string nccl_library_description() {
   }
 }
 
+bool nccl_library_found() {
+  try {
+    return loaded().handle != nullptr;
+  } catch (const std::exception&) {
+    return false;
+  }
+}
+
 }  // namespace hcpsim::kernels
 
 // The NCCL functions hcpsim calls, forwarded to the loaded library (same signatures as nccl.h).

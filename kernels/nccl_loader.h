@@ -12,4 +12,7 @@ namespace hcpsim::kernels {
 // Loads the library when not loaded yet; never throws.
 std::string nccl_library_description();
 
+// Whether a usable NCCL library was found (loads it when not loaded yet); never throws.
+bool nccl_library_found();
+
 }  // namespace hcpsim::kernels

@@ -1,8 +1,8 @@
 #pragma once
-// The single-GPU runner behind `hcpsim run --emulate-ranks`: a loaded, validated scenario's task
-// graph with every rank emulated on GPU 0 (emulated_run.h). The multi-process run (one MPI process
-// per GPU and rank) is distributed_run.h, linked only into hcpsim-mpi. Loading, printing and
-// writing the trace are the caller's (cli/cmd_run.cpp).
+// The single-GPU runner behind `hcpsim run --emulate-ranks`: the timing graph the application layer
+// built (engine/app/measure.h) with every rank emulated on GPU 0 (emulated_run.h). The multi-process
+// run (one MPI process per GPU and rank) is distributed_run.h, linked only into hcpsim-mpi. Loading,
+// reporting and writing the trace are the caller's (cli/cmd_run.cpp).
 #include <iosfwd>
 
 #include "engine/scenario/scenario.h"
@@ -12,7 +12,6 @@
 namespace hcpsim::kernels {
 
 struct GpuRunOptions {
-  bool emulate_ranks = false;   // false: one MPI process per GPU (distributed_run.h, hcpsim-mpi)
   double timeout_s = 120;       // multi-process: per pass over the graph
   EmulateOptions emulate;
 };
@@ -22,9 +21,8 @@ struct GpuRunResult {
   bool reporting_rank = true;   // false on MPI ranks other than 0: they print and write nothing
 };
 
-// Emulates every rank on GPU 0. Throws std::runtime_error with the whole message when there is no
-// GPU, when options.emulate_ranks is false (that run is run_distributed_scenario's) or when the run
-// fails. `log` receives device descriptions and progress.
-GpuRunResult run_on_gpus(const Scenario& s, const GpuRunOptions& options, std::ostream& log);
+// Emulates every rank of `g` on GPU 0. Throws std::runtime_error with the whole message when there
+// is no GPU or when the run fails. `log` receives device descriptions and progress.
+Trace emulate_on_gpu(const TaskGraph& g, const EmulateOptions& options, std::ostream& log);
 
 }  // namespace hcpsim::kernels

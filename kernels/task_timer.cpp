@@ -9,6 +9,7 @@
 #include <string>
 #include <vector>
 
+#include "engine/graph/attention_work.h"
 #include "kernels/cuda_check.h"
 
 namespace hcpsim::kernels {
@@ -38,6 +39,15 @@ std::uint16_t bf16_bits(float f) {
 }
 
 }  // namespace
+
+TaskId add_attention_task(TaskGraph& g, const AttentionShape& a, Pass pass) {
+  Task t;
+  t.kind = pass == Pass::Forward ? TaskKind::AttentionForward : TaskKind::AttentionBackward;
+  t.pass = pass;
+  t.attention = g.add_attention(a);
+  t.flops = attention_flops(a, pass);
+  return g.add_task(t, "attn");
+}
 
 MaskKind mask_of(MaskSection s) {
   switch (s) {

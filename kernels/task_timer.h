@@ -23,6 +23,10 @@ MaskKind mask_of(MaskSection s);
 // shape cannot run on these kernels (head_dim not 64/128, d_qk != d_v, sizes beyond int).
 AttentionDims attention_dims_of(const TaskGraph& g, const Task& t);
 
+// Adds one attention task of shape `a` and pass `pass` to `g` (FLOPs from attention_flops), as
+// calibrate and the interference probe time them; returns its id.
+TaskId add_attention_task(TaskGraph& g, const AttentionShape& a, Pass pass);
+
 // Device buffers large enough for every task of a graph, filled with random bf16 data.
 class TaskTimer {
  public:

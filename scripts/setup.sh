@@ -9,7 +9,7 @@ cd "$(dirname "$0")/.."
 PACKAGES=(g++ cmake ninja-build pkg-config libgtest-dev libbenchmark-dev
   libsimgrid-dev libboost-graph-dev libyaml-cpp-dev
   qt6-base-dev qt6-charts-dev qt6-svg-dev libqt6opengl6-dev qt6-qpa-plugins
-  libcli11-dev nlohmann-json3-dev zlib1g-dev libisal-dev libopenmpi-dev openmpi-bin libjemalloc-dev patchelf
+  libcli11-dev nlohmann-json3-dev zlib1g-dev libisal-dev libopenmpi-dev openmpi-bin libjemalloc-dev libsqlite3-dev patchelf
   xvfb xauth x11-utils fonts-dejavu-core)
 
 missing=()

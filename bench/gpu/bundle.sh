@@ -30,7 +30,8 @@ rm -rf "$OUT"
 "$ROOT/bench/gpu/bundle_assemble.sh" "$OUT" "$BUILD/cli/hcpsim" "$BUILD/tests/kernels/test_kernels"
 mkdir -p "$OUT/share/hcpsim"
 cp -r "$ROOT/scenarios/hardware" "$OUT/share/hcpsim/hardware"
-cp "$ROOT/bench/gpu/check.sh" "$ROOT/bench/gpu/sdpa_bench.py" "$ROOT/bench/gpu/emulated-small.yaml" "$OUT/"
+cp "$ROOT/bench/gpu/check.sh" "$ROOT/bench/gpu/results.py" "$ROOT/bench/gpu/sdpa_bench.py" "$ROOT/bench/gpu/torch_tables.py" \
+  "$ROOT/bench/gpu/emulated-small.yaml" "$OUT/"
 # The repository files test_kernels reads (tests/kernels/test_files.h; check.sh points at them).
 for f in bench/gpu/emulated-small.yaml tests/runner/cpu-small.yaml; do
   mkdir -p "$OUT/src/$(dirname "$f")"

@@ -1,121 +1,197 @@
 #!/usr/bin/env bash
 # The device check, run on a lent GPU machine from a bundle made by bench/gpu/bundle.sh (nothing is
-# compiled there): kernel tests, compute-sanitizer on the smallest, our kernels against PyTorch SDPA
-# (naming the backend PyTorch picked), calibrate, an emulated run of a small CP scenario, the same
-# scenario shrunk and checked on real data (run --check, every attention tile on the GPU), its
-# prediction with the fresh calibration, and compare. Budget: under 6 minutes. Per step, estimated
-# (not yet measured on a device; each has a hard timeout, the sum of which is larger):
-#   GPU + NCCL lookup ~2 s | kernel tests ~40 s | compute-sanitizer ~30 s | SDPA ~40 s |
-#   calibrate --quick ~60 s | run --emulate-ranks ~40 s | run --check ~20 s | simulate + compare ~5 s
-#   => about 4 minutes.
+# compiled there). One overall deadline (DEADLINE_S, at most 360 s) caps every step; summary.txt is
+# rewritten after every step (bench/gpu/results.py), so a hang or a kill still returns what was
+# measured. Steps, most important first, each with its own limit (the deadline cuts the sum short):
+#   preflight           20 s  OS, glibc vs the bundle's needs, driver, CUDA runtime, GPU, SMs, NCCL; stops early
+#   kernel tests       100 s  test_kernels (8K sampled-row correctness included); a skipped test is a failure
+#   held-out            150 s  calibrate --grid (the scenario's shapes held out), run --emulate-ranks,
+#                             simulate uncalibrated and grid-calibrated, compare both
+#   torch tables        60 s  PyTorch SDPA (cuDNN, FlashAttention) at the scenario's real attention shapes
+#                             and BF16/FP8 GEMMs, against the model's tables (torch_tables.py)
+#   interference        40 s  attention beside a bandwidth-bound copy on a second stream vs the model
+#   run --check         60 s  the scenario at 512 tokens on real data, every attention tile on the GPU
+#   SDPA speed          45 s  PyTorch SDPA at 8K (d 128, causal and not) next to our kernels
+#   compute-sanitizer   45 s  the smallest attention case
 #   usage: BUNDLE/check.sh [RESULTS_DIR]          (default: $OUT, else ./check-results)
-# Results (8 files): log.txt (every command's output), summary.txt (the table), sdpa.csv, calib.yaml,
-# measured.json, check.json (run --check: max relative error of O, dQ, dK, dV), predicted.json,
-# compare.json.
+#   environment: DEADLINE_S (default and maximum 360), PYTHON (default python3)
+# Results: summary.txt, steps.tsv (one line per step), log.txt (every command's output) and the
+# files each step writes (results.py names them). Exit 0 only when every step passed.
 set -uo pipefail
 B=$(cd "$(dirname "$0")" && pwd)
 RES=${1:-${OUT:-$PWD/check-results}}
 mkdir -p "$RES"
 RES=$(cd "$RES" && pwd)   # absolute: the calibration path is passed as a scenario override
+DEADLINE_S=${DEADLINE_S:-360}
+[ "$DEADLINE_S" -le 360 ] 2>/dev/null || DEADLINE_S=360
+PY=${PYTHON:-python3}
 HCPSIM=$B/bin/hcpsim
 SCEN=$B/emulated-small.yaml
-# The repository files the kernel tests read (tests/kernels/test_files.h).
-export HCPSIM_TEST_SOURCE_DIR=$B/src
+export HCPSIM_TEST_SOURCE_DIR=$B/src   # the repository files the kernel tests read
 LOG=$RES/log.txt
+STEPS=$RES/steps.tsv
 : > "$LOG"
+printf 'step\tstatus\tseconds\tnote\n' > "$STEPS"
+printf 'deadline_s\t%s\nstarted\t%s\n' "$DEADLINE_S" "$(date -u +%Y-%m-%dT%H:%M:%SZ)" > "$RES/run.tsv"
 t0=$(date +%s)
-status=0
-step() { printf '\n== %s (%s s)\n' "$*" "$(( $(date +%s) - t0 ))" | tee -a "$LOG"; }
-# run LIMIT_S CMD...: output to the log; returns the command's status.
-run() { local limit=$1; shift; echo "\$ $*" >> "$LOG"; timeout "$limit" "$@" >> "$LOG" 2>&1; }
+failed=0
 
-step "GPU"
-nvidia-smi --query-gpu=name,memory.total,driver_version --format=csv,noheader | tee -a "$LOG" || { echo "no GPU: stop"; exit 1; }
+elapsed() { echo $(( $(date +%s) - t0 )); }
+left() { echo $(( DEADLINE_S - $(elapsed) )); }
+summarize() {
+  "$PY" "$B/results.py" summary "$RES" > "$RES/summary.txt.new" 2>> "$LOG" && mv "$RES/summary.txt.new" "$RES/summary.txt" \
+    || { echo "results.py failed; the steps so far:"; cat "$STEPS"; } > "$RES/summary.txt"
+}
+# record STEP STATUS START NOTE: one line in steps.tsv, then summary.txt again.
+record() {
+  printf '%s\t%s\t%s\t%s\n' "$1" "$2" $(( $(date +%s) - $3 )) "$4" >> "$STEPS"
+  case "$2" in pass) ;; *) failed=1 ;; esac
+  summarize
+}
+# run LIMIT CMD...: the command under min(LIMIT, time left), output to the log; 124 on timeout.
+run() {
+  local limit=$1 l
+  shift
+  l=$(left)
+  [ "$l" -lt "$limit" ] && limit=$l
+  [ "$limit" -ge 5 ] || { echo "deadline: not started: $*" >> "$LOG"; return 124; }
+  echo "\$ $* (limit ${limit} s)" >> "$LOG"
+  timeout -k 5 "$limit" "$@" >> "$LOG" 2>&1
+}
+# run_to FILE LIMIT CMD...: the same with stdout into FILE (stderr to the log).
+run_to() {
+  local out=$1 limit=$2 l
+  shift 2
+  l=$(left)
+  [ "$l" -lt "$limit" ] && limit=$l
+  [ "$limit" -ge 5 ] || { echo "deadline: not started: $*" >> "$LOG"; return 124; }
+  echo "\$ $* > $(basename "$out") (limit ${limit} s)" >> "$LOG"
+  timeout -k 5 "$limit" "$@" > "$out" 2>> "$LOG"
+}
+status_of() { case "$1" in 0) echo pass ;; 124|137) echo TIMEOUT ;; *) echo FAIL ;; esac; }
+banner() { printf '\n== %s (%s s)\n' "$1" "$(elapsed)" >> "$LOG"; }
+stop() {   # the preflight's verdict: nothing else can run here
+  record preflight STOP "$ts" "$1"
+  echo "stop: $1" | tee -a "$LOG"
+  exit 1
+}
+
+# --- preflight -------------------------------------------------------------------------------
+banner preflight; ts=$(date +%s)
+{
+  os=$( (. /etc/os-release 2>/dev/null && echo "${PRETTY_NAME:-unknown}") || echo unknown)
+  glibc=$(getconf GNU_LIBC_VERSION 2>/dev/null | awk '{print $2}')
+  printf 'os\t%s\nglibc\t%s\n' "$os" "${glibc:-unknown}"
+  [ -f "$B/needs.tsv" ] && cat "$B/needs.tsv"
+} > "$RES/preflight.tsv"
+cat "$RES/preflight.tsv" >> "$LOG"
+need_glibc=$(awk -F'\t' '$1 == "needs_glibc" {print $2}' "$RES/preflight.tsv")
+have_glibc=$(awk -F'\t' '$1 == "glibc" {print $2}' "$RES/preflight.tsv")
+if [ -n "$need_glibc" ] && [ -n "$have_glibc" ] && [ "$have_glibc" != unknown ] &&
+   [ "$(printf '%s\n%s\n' "$need_glibc" "$have_glibc" | sort -V | head -1)" != "$need_glibc" ]; then
+  stop "this machine's glibc $have_glibc is older than the $need_glibc the bundle needs (build it on an older system)"
+fi
+if command -v nvidia-smi > /dev/null; then
+  drv=$(timeout 10 nvidia-smi --query-gpu=name,driver_version,memory.total --format=csv,noheader 2>> "$LOG" | head -1)
+  printf 'nvidia_smi\t%s\n' "${drv:-no answer}" >> "$RES/preflight.tsv"
+else
+  printf 'nvidia_smi\t%s\n' "not found" >> "$RES/preflight.tsv"
+fi
 # NCCL from the Python wheel when the system has none (hcpsim also searches site-packages itself).
 if [ -z "${HCPSIM_NCCL_LIBRARY:-}" ]; then
-  wheel=$(python3 -c 'import nvidia.nccl, os; print(os.path.join(list(nvidia.nccl.__path__)[0], "lib", "libnccl.so.2"))' 2>/dev/null || true)
+  wheel=$(timeout 10 "$PY" -c 'import nvidia.nccl, os; print(os.path.join(list(nvidia.nccl.__path__)[0], "lib", "libnccl.so.2"))' 2>/dev/null || true)
   [ -n "$wheel" ] && [ -f "$wheel" ] && export HCPSIM_NCCL_LIBRARY=$wheel
 fi
+run_to "$RES/devices.txt" 20 "$HCPSIM" calibrate --devices
+rc=$?
+cat "$RES/devices.txt" >> "$LOG"
+case $rc in
+  0) record preflight pass "$ts" "$(grep -m1 '^GPU 0' "$RES/devices.txt")" ;;
+  126|127) stop "bin/hcpsim does not start here (exit $rc): $(grep -m1 -E 'GLIBC|not found|error' "$LOG" || echo 'see log.txt')" ;;
+  124|137) stop "hcpsim calibrate --devices did not answer within 20 s (driver hung?)" ;;
+  *) if grep -q "version .GLIBC" "$LOG"; then stop "bin/hcpsim cannot load here: $(grep -m1 'version .GLIBC' "$LOG")"; fi
+     why=$(grep -h -m1 -E 'no CUDA device|error' "$RES/devices.txt" "$LOG" | head -1)
+     stop "no usable GPU: ${why:-hcpsim calibrate --devices exited $rc}" ;;
+esac
 
-step "kernel tests"
-if run 150 "$B/bin/test_kernels" --gtest_brief=1; then tests="pass"; else tests="FAIL"; status=1; fi
-grep -E "^\[  (PASSED|FAILED|SKIPPED) " "$LOG" | tail -5
+# --- kernel tests ----------------------------------------------------------------------------
+banner "kernel tests"; ts=$(date +%s)
+run 100 "$B/bin/test_kernels" --gtest_brief=1 --gtest_output="json:$RES/tests.json"
+rc=$?
+note=$("$PY" "$B/results.py" gtest "$RES/tests.json" 2>&1)
+gt=$?
+if [ $rc -eq 0 ] && [ $gt -eq 0 ]; then record "kernel tests" pass "$ts" "$note"
+elif [ $rc -eq 124 ] || [ $rc -eq 137 ]; then record "kernel tests" TIMEOUT "$ts" "$note"
+else record "kernel tests" FAIL "$ts" "exit $rc; $note"; fi
 
-step "compute-sanitizer on the smallest case"
-if command -v compute-sanitizer > /dev/null || [ -x /usr/local/cuda/bin/compute-sanitizer ]; then
-  cs=$(command -v compute-sanitizer || echo /usr/local/cuda/bin/compute-sanitizer)
-  if run 90 "$cs" --error-exitcode 1 "$B/bin/test_kernels" \
-       --gtest_filter='Sections/AttentionGpu.ForwardAndBackwardMatchReference/full_nomask_d64'; then
-    sanitizer="clean"; else sanitizer="ERRORS"; status=1; fi
+# --- held-out comparison of the cost model ---------------------------------------------------
+banner "held-out comparison"; ts=$(date +%s)
+run_to "$RES/calibrate.txt" 80 "$HCPSIM" calibrate "$SCEN" --grid --quick --out "$RES/calib-grid.yaml"
+c1=$?
+run 50 "$HCPSIM" run "$SCEN" --emulate-ranks --iterations 3 --trace "$RES/measured.json"
+c2=$?
+run 20 "$HCPSIM" simulate "$SCEN" --backend analytic --trace "$RES/predicted-uncalibrated.json"
+c3=$?
+c4=1
+[ $c1 -eq 0 ] && { run 20 "$HCPSIM" simulate "$SCEN" "cluster.calibration=$RES/calib-grid.yaml" --backend analytic \
+                     --trace "$RES/predicted-grid.json"; c4=$?; }
+for which in grid uncalibrated; do
+  [ -f "$RES/predicted-$which.json" ] && [ -f "$RES/measured.json" ] &&
+    run_to "$RES/compare-$which.json" 15 "$HCPSIM" compare "$RES/predicted-$which.json" "$RES/measured.json" --format json
+done
+note="calibrate --grid $(status_of $c1), run --emulate-ranks $(status_of $c2), simulate $(status_of $c3)/$(status_of $c4)"
+if [ $c1 -eq 0 ] && [ $c2 -eq 0 ] && [ $c3 -eq 0 ] && [ $c4 -eq 0 ] && [ -s "$RES/compare-grid.json" ]; then
+  record "held-out" pass "$ts" "$note"
+else record "held-out" FAIL "$ts" "$note"; fi
+
+# --- the production kernels behind the model's tables ----------------------------------------
+banner "torch tables"; ts=$(date +%s)
+# The scenario's shapes (a2a+p2p: causal diagonals, half-chunk ring sections, GQA 4:1) and those of
+# the same model as a plain p2p ring (cp 8), as the model prices them.
+run_to "$RES/model-table.csv" 15 "$HCPSIM" calibrate "$SCEN" --model-table
+c1=$?
+run_to "$RES/model-table-p2p.csv" 15 "$HCPSIM" calibrate "$SCEN" model.cp_comm_type=p2p \
+  "model.hierarchical_context_parallel_sizes=[]" --model-table
+c2=$?
+tail -n +2 "$RES/model-table-p2p.csv" >> "$RES/model-table.csv" 2>/dev/null
+run_to "$RES/torch-tables.csv" 60 "$PY" "$B/torch_tables.py" "$RES/model-table.csv"
+c3=$?
+note="model table $(status_of $c1)/$(status_of $c2), torch_tables.py $(status_of $c3)"
+if [ $c1 -eq 0 ] && [ $c2 -eq 0 ] && [ $c3 -eq 0 ]; then record "torch tables" pass "$ts" "$note"
+else record "torch tables" FAIL "$ts" "$note"; fi
+
+# --- interference ----------------------------------------------------------------------------
+banner "interference"; ts=$(date +%s)
+run_to "$RES/interference.csv" 40 "$HCPSIM" calibrate "$SCEN" --interference --iterations 3
+rc=$?
+record interference "$(status_of $rc)" "$ts" ""
+
+# --- run --check -----------------------------------------------------------------------------
+banner "run --check"; ts=$(date +%s)
+# 512^2 x 32 heads x 128 = 2^30 multiply-adds for the dense reference (limit 2^32): seconds on the CPU.
+run_to "$RES/check.json" 60 "$HCPSIM" run "$SCEN" model.seq_length=512 --emulate-ranks --check --format json
+rc=$?
+record "run --check" "$(status_of $rc)" "$ts" ""
+
+# --- SDPA next to our kernels ----------------------------------------------------------------
+banner "SDPA speed"; ts=$(date +%s)
+run_to "$RES/sdpa.csv" 45 "$PY" "$B/sdpa_bench.py" --shapes 8192:128:causal,8192:128:none --heads 16
+rc=$?
+record "SDPA speed" "$(status_of $rc)" "$ts" ""
+
+# --- compute-sanitizer -----------------------------------------------------------------------
+banner "compute-sanitizer"; ts=$(date +%s)
+cs=$(command -v compute-sanitizer || { [ -x /usr/local/cuda/bin/compute-sanitizer ] && echo /usr/local/cuda/bin/compute-sanitizer; })
+if [ -n "$cs" ]; then
+  run 45 "$cs" --error-exitcode 1 "$B/bin/test_kernels" \
+    --gtest_filter='Sections/AttentionGpu.ForwardAndBackwardMatchReference/full_nomask_d64'
+  rc=$?
+  record compute-sanitizer "$(status_of $rc)" "$ts" ""
 else
-  sanitizer="not found"
+  record compute-sanitizer "NOT FOUND" "$ts" "no compute-sanitizer on PATH or in /usr/local/cuda/bin"
 fi
 
-step "PyTorch SDPA on the same shapes"
-if timeout 120 python3 "$B/sdpa_bench.py" --shapes 8192:128:causal,8192:128:none,1024:128:causal --heads 16 \
-     > "$RES/sdpa.csv" 2>> "$LOG"; then :; else status=1; fi
-
-step "calibrate (our kernels, this GPU)"
-run 150 "$HCPSIM" calibrate "$SCEN" --quick --out "$RES/calib.yaml" || status=1
-
-step "emulated scenario: run --emulate-ranks"
-run 120 "$HCPSIM" run "$SCEN" --emulate-ranks --iterations 3 --trace "$RES/measured.json" || status=1
-
-step "run --check: the emulated scenario shrunk to 512 tokens, real data, every attention tile on the GPU"
-# 512^2 x 32 heads x 128 = 2^30 multiply-adds for the dense reference (limit 2^32): seconds on the CPU.
-log_at=$(stat -c %s "$LOG")
-if run 90 "$HCPSIM" run "$SCEN" model.seq_length=512 --emulate-ranks --check --format json; then
-  checked="pass"; else checked="FAIL"; status=1; fi
-# The JSON object this command printed to the log (after byte log_at): keep it as check.json.
-python3 - "$LOG" "$RES/check.json" "$log_at" <<'PY'
-import json, sys
-text = open(sys.argv[1], errors="replace").read()[int(sys.argv[3]):]
-start = text.rfind("\n{\n")
-try:
-    j = json.loads(text[start + 1:text.index("\n}\n", start) + 2])
-except ValueError:
-    j = {"error": "no JSON from run --check (see log.txt)"}
-json.dump(j, open(sys.argv[2], "w"), indent=2)
-PY
-
-step "prediction with this calibration, and compare"
-run 60 "$HCPSIM" simulate "$SCEN" "cluster.calibration=$RES/calib.yaml" --backend analytic \
-  --trace "$RES/predicted.json" || status=1
-"$HCPSIM" compare "$RES/predicted.json" "$RES/measured.json" --format json > "$RES/compare.json" 2>> "$LOG" || status=1
-
-step "summary"
-python3 - "$RES" "$LOG" "$tests" "$sanitizer" "$checked" <<'PY' | tee "$RES/summary.txt"
-import csv, json, os, re, sys
-res, log, tests, sanitizer, checked = sys.argv[1:6]
-ours = {}
-for line in open(log, errors="replace"):
-    m = re.match(r"(forward|backward)\s+(causal|none)\s+(\d+)\s+(\d+)\s+(\d+)\s+(\d+)\s+(\d+)\s+([\d.]+)\s+([\d.]+)", line)
-    if m and m.group(4) == m.group(5) and m.group(6) == "16" and m.group(7) == "16":
-        ours[(m.group(1), m.group(2), m.group(3), m.group(4))] = float(m.group(9))
-nccl = next((l.strip() for l in open(log, errors="replace") if l.startswith("NCCL ") or "libnccl" in l), "NCCL: not used")
-print(f"kernel tests: {tests}; compute-sanitizer: {sanitizer}; {nccl}")
-try:
-    c = json.load(open(os.path.join(res, "check.json")))["check"]
-    print(f"run --check ({checked}): max relative error {c['max_rel_error']:.3g} (O {c['out']:.3g}, dQ {c['dq']:.3g}, "
-          f"dK {c['dk']:.3g}, dV {c['dv']:.3g}; tolerance {c['tolerance']:.0e}; tiles {c.get('tiles', '?')})")
-except (OSError, KeyError, ValueError, TypeError):
-    print(f"run --check ({checked}): no result (see log.txt)")
-print(f"{'pass':9} {'mask':7} {'d':>4} {'n':>6} {'ours TF/s':>10} {'SDPA TF/s':>10} {'ratio':>6}  SDPA backend")
-try:
-    for r in csv.DictReader(open(os.path.join(res, "sdpa.csv"))):
-        k = (r["pass"], r["mask"], r["head_dim"], r["q_len"])
-        o, s = ours.get(k), float(r["tflops"])
-        ratio = f"{o / s:.2f}" if o else "-"
-        print(f"{k[0]:9} {k[1]:7} {k[2]:>4} {k[3]:>6} {o if o else '-':>10} {s:>10.1f} {ratio:>6}  {r.get('backend', '?')}")
-except (OSError, KeyError, ValueError) as e:
-    print(f"SDPA: no result ({e})")
-try:
-    j = json.load(open(os.path.join(res, "compare.json")))
-    print("predicted vs measured (emulated scenario), relative error by kind:")
-    for kind, st in sorted(j["by_kind"].items()):
-        print(f"  {kind:20} n={st['count']:4} mean {st['mean_rel_error']*100:+6.1f}%  max {st['max_rel_error']*100:+6.1f}%")
-except (OSError, KeyError, ValueError):
-    print("compare: no result (see log.txt)")
-PY
-echo "total $(( $(date +%s) - t0 )) s; $(ls "$RES" | wc -l) files in $RES"
-exit $status
+printf 'finished\t%s\nelapsed_s\t%s\n' "$(date -u +%Y-%m-%dT%H:%M:%SZ)" "$(elapsed)" >> "$RES/run.tsv"
+summarize
+echo "total $(elapsed) s; $(ls "$RES" | wc -l) files in $RES"
+exit $failed

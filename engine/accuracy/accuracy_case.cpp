@@ -21,7 +21,7 @@ const std::vector<std::string>& metrics_of(CaseKind k) {
       "attention_forward_ms", "attention_backward_ms", "attention_fwd_bwd_ms",
       "layer_forward_ms", "layer_backward_ms",
       "attention_forward_tflops_per_gpu", "attention_backward_tflops_per_gpu",
-      "prefill_ms", "step_s", "train_step_s"};
+      "prefill_ms", "step_s", "train_step_s", "tokens_per_s_per_gpu"};
   switch (k) {
     case CaseKind::Kernel: return kernel;
     case CaseKind::Collective: return collective;
@@ -31,7 +31,8 @@ const std::vector<std::string>& metrics_of(CaseKind k) {
 }
 
 bool higher_is_better(const std::string& metric) {
-  return metric.find("tflops") != std::string::npos || metric.find("bandwidth") != std::string::npos;
+  return metric.find("tflops") != std::string::npos || metric.find("bandwidth") != std::string::npos ||
+         metric.find("tokens_per_s") != std::string::npos;
 }
 
 SourceLocation AccuracyCase::location_of(const std::string& field) const {

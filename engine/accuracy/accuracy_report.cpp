@@ -3,17 +3,24 @@
 #include <algorithm>
 #include <cmath>
 #include <map>
+#include <set>
 #include <sstream>
 
 namespace hcpsim::accuracy {
 
 namespace {
 
-RoleSummary summarize(const std::vector<CaseResult>& results, CaseRole role) {
+// `in_class`: "" for every case, else a class name or a level (every class of that level).
+bool belongs(const CaseResult& r, const std::string& in_class) {
+  if (in_class.empty()) return true;
+  return r.case_class == in_class || (r.case_class.rfind(in_class + "/", 0) == 0);
+}
+
+RoleSummary summarize(const std::vector<CaseResult>& results, CaseRole role, const std::string& in_class = "") {
   RoleSummary s;
   double sum = 0;
   for (const auto& r : results) {
-    if (r.source->role != role) continue;
+    if (r.source->role != role || !belongs(r, in_class)) continue;
     const double a = std::abs(r.error);
     ++s.count;
     sum += a;
@@ -24,6 +31,21 @@ RoleSummary summarize(const std::vector<CaseResult>& results, CaseRole role) {
   }
   if (s.count > 0) s.mean_abs_error = sum / static_cast<double>(s.count);
   return s;
+}
+
+ClassSummary class_summary(const std::vector<CaseResult>& results, const std::string& name) {
+  ClassSummary c;
+  c.name = name;
+  c.fit = summarize(results, CaseRole::Fit, name);
+  c.holdout = summarize(results, CaseRole::Holdout, name);
+  bool first = true;
+  for (const auto& r : results) {
+    if (r.source->role != CaseRole::Holdout || !belongs(r, name)) continue;
+    c.holdout_low_fraction = first ? r.time_fraction : std::min(c.holdout_low_fraction, r.time_fraction);
+    c.holdout_high_fraction = first ? r.time_fraction : std::max(c.holdout_high_fraction, r.time_fraction);
+    first = false;
+  }
+  return c;
 }
 
 std::vector<std::string> names_sorted_by(std::vector<const CaseResult*> v, bool predicted) {
@@ -66,7 +88,10 @@ double signed_error(double predicted, double measured) { return predicted / meas
 
 AccuracyReport make_accuracy_report(std::vector<CaseResult> results) {
   AccuracyReport r;
-  for (auto& c : results) c.error = signed_error(c.predicted, c.measured);
+  for (auto& c : results) {
+    c.error = signed_error(c.predicted, c.measured);
+    c.time_fraction = higher_is_better(c.source->metric) ? c.error : c.measured / c.predicted - 1.0;
+  }
   r.cases = std::move(results);
   r.fit = summarize(r.cases, CaseRole::Fit);
   r.holdout = summarize(r.cases, CaseRole::Holdout);
@@ -74,6 +99,13 @@ AccuracyReport make_accuracy_report(std::vector<CaseResult> results) {
   for (const auto& c : r.cases)
     if (!c.source->group.empty()) groups[c.source->group].push_back(&c);
   for (const auto& [name, members] : groups) r.groups.push_back(order_of(name, members));
+  std::set<std::string> classes;
+  for (const auto& c : r.cases)
+    if (!c.case_class.empty()) {
+      classes.insert(c.case_class);
+      classes.insert(c.case_class.substr(0, c.case_class.find('/')));
+    }
+  for (const auto& name : classes) r.classes.push_back(class_summary(r.cases, name));
   return r;
 }
 

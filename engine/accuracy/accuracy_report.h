@@ -11,10 +11,18 @@
 namespace hcpsim::accuracy {
 
 struct CaseResult {
+  CaseResult() = default;
+  CaseResult(const AccuracyCase* c, double measured_value, double predicted_value, double signed_error = 0)
+      : source(c), measured(measured_value), predicted(predicted_value), error(signed_error) {}
+
   const AccuracyCase* source = nullptr;   // the case (owned by the caller)
   double measured = 0;                    // in the metric's unit
   double predicted = 0;
   double error = 0;                       // signed: predicted / measured - 1
+  std::string case_class;                 // "whole_step/fp8" (case_class.h); "" = not classified
+  // measured time / predicted time - 1, the time being the inverse of a rate metric (tokens/s,
+  // TFLOP/s, bandwidth): the error as error_band.h states it. Filled with `error`.
+  double time_fraction = 0;
 };
 
 struct RoleSummary {
@@ -34,10 +42,20 @@ struct GroupOrder {
   bool matches = true;                        // discordant_pairs == 0
 };
 
+// The cases of one class ("whole_step/fp8") or of one level across precisions ("whole_step").
+struct ClassSummary {
+  std::string name;
+  RoleSummary fit, holdout;
+  // Range of time_fraction over the holdout cases (0 when there are none): the class's error band.
+  double holdout_low_fraction = 0;
+  double holdout_high_fraction = 0;
+};
+
 struct AccuracyReport {
   std::vector<CaseResult> cases;          // in input order
   RoleSummary fit, holdout;
   std::vector<GroupOrder> groups;         // by group name
+  std::vector<ClassSummary> classes;      // every class and every level of the classified cases, by name
 };
 
 // Signed relative error predicted / measured - 1. Precondition: measured > 0.

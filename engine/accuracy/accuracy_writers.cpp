@@ -65,6 +65,25 @@ std::string predicted_order_text(const AccuracyReport& r, const GroupOrder& g) {
   return out;
 }
 
+// One line per class and level: fit and holdout counts, holdout mean and max |error|, and the range of
+// the holdout cases' time errors (the class's error band, error_band.h).
+std::string classes_text(const AccuracyReport& r) {
+  if (r.classes.empty()) return "";
+  std::size_t w = 5;
+  for (const auto& c : r.classes) w = std::max(w, c.name.size());
+  std::ostringstream os;
+  os << "\nby class (level/precision; holdout: mean and max |error|, measured/predicted time - 1 range):\n";
+  for (const auto& c : r.classes) {
+    os << "  " << pad(c.name, w) << "  fit " << pad(std::to_string(c.fit.count), 3, true) << ", holdout "
+       << pad(std::to_string(c.holdout.count), 3, true);
+    if (c.holdout.count > 0)
+      os << ": mean " << fixed(c.holdout.mean_abs_error * 100, 1) << " %, max " << fixed(c.holdout.max_abs_error * 100, 1)
+         << " %, band " << signed_percent(c.holdout_low_fraction) << " .. " << signed_percent(c.holdout_high_fraction);
+    os << '\n';
+  }
+  return os.str();
+}
+
 std::string join(const std::vector<std::string>& v, const char* sep) {
   std::string out;
   for (const auto& s : v) out += (out.empty() ? "" : sep) + s;
@@ -87,7 +106,7 @@ std::string accuracy_to_text(const AccuracyReport& r, const AccuracyBounds& boun
     os << pad(c.source->name, wn) << "  " << pad(to_string(c.source->role), 7) << "  " << pad(c.source->metric, wm)
        << "  " << pad(value(c.measured), 10, true) << "  " << pad(value(c.predicted), 10, true) << "  "
        << pad(signed_percent(c.error), 9, true) << '\n';
-  os << '\n' << summary_text("fit", r.fit) << summary_text("holdout", r.holdout);
+  os << '\n' << summary_text("fit", r.fit) << summary_text("holdout", r.holdout) << classes_text(r);
   if (!r.groups.empty()) {
     os << "\norder check (measured order, smallest first; predicted order when it differs):\n";
     for (const auto& g : r.groups) {
@@ -127,12 +146,24 @@ std::string accuracy_to_json(const AccuracyReport& r, const AccuracyBounds& boun
     e["file"] = s.file;
     e["backend"] = s.backend;
     e["group"] = s.group.empty() ? nlohmann::ordered_json(nullptr) : nlohmann::ordered_json(s.group);
+    e["case_class"] = c.case_class.empty() ? nlohmann::ordered_json(nullptr) : nlohmann::ordered_json(c.case_class);
     e["source"] = {{"citation", s.citation}, {"where", s.where}};
     if (!s.url.empty()) e["source"]["url"] = s.url;
     j["cases"].push_back(std::move(e));
   }
   j["fit"] = summary_json(r.fit);
   j["holdout"] = summary_json(r.holdout);
+  j["classes"] = nlohmann::ordered_json::array();
+  for (const auto& c : r.classes) {
+    nlohmann::ordered_json e;
+    e["name"] = c.name;
+    e["fit"] = summary_json(c.fit);
+    e["holdout"] = summary_json(c.holdout);
+    const bool any = c.holdout.count > 0;
+    e["holdout"]["band_low_fraction"] = any ? nlohmann::ordered_json(c.holdout_low_fraction) : nlohmann::ordered_json(nullptr);
+    e["holdout"]["band_high_fraction"] = any ? nlohmann::ordered_json(c.holdout_high_fraction) : nlohmann::ordered_json(nullptr);
+    j["classes"].push_back(std::move(e));
+  }
   j["groups"] = nlohmann::ordered_json::array();
   for (const auto& g : r.groups)
     j["groups"].push_back({{"name", g.name},

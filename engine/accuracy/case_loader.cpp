@@ -12,6 +12,7 @@
 #include <sstream>
 
 #include "engine/accuracy/case_reader.h"
+#include "engine/measured/measured_input.h"
 #include "engine/scenario/limits.h"
 #include "engine/scenario/scenario_file.h"
 #include "engine/scenario/schema.h"
@@ -25,8 +26,8 @@ namespace {
 using detail::CaseReader;
 using detail::join;
 
-const std::vector<std::string> kCommonKeys{"name",  "kind",  "role",    "source", "setup",
-                                           "notes", "metric", "measured", "group", "backend"};
+const std::vector<std::string> kCommonKeys{"name",  "kind",  "role",    "source", "setup",   "notes",
+                                           "metric", "measured", "measured_trace", "group", "backend"};
 const std::map<std::string, std::string> kKindKeys{{"gpu", "kernel"},          {"kernel", "kernel"},
                                                    {"flops_convention", "kernel"}, {"cluster", "collective"},
                                                    {"collective", "collective"}, {"scenario", "scenario"},
@@ -122,6 +123,23 @@ void read_collective(CaseReader& r, const YAML::Node& root, AccuracyCase& c) {
     c.collective.op = collective_op(*v);
   if (auto v = r.integer(co, "collective", "ranks", true, 2)) c.collective.ranks = static_cast<int>(*v);
   if (auto v = r.number(co, "collective", "bytes", true, true)) c.collective.bytes = *v;
+}
+
+// `measured_trace`: a profiled run (PyTorch profiler traces, a folder of them or Nsight Systems
+// exports; a path relative to the case file) gives the measured value: its step time
+// (measured_step_s) for metric train_step_s, the only metric a trace states by itself.
+void read_measured_trace(CaseReader& r, const YAML::Node& root, const std::string& path, AccuracyCase& c) {
+  if (c.kind != CaseKind::Scenario || c.metric != "train_step_s") {
+    r.error(root["measured_trace"], "measured_trace", "a measured trace gives the metric train_step_s of a scenario case",
+            {"give the number with measured: for other metrics"});
+    return;
+  }
+  const fs::path p = (fs::path(c.file).parent_path() / path).lexically_normal();
+  try {
+    c.measured = measured_step_s(read_measured_run({p.string()}, KernelClassifier()));
+  } catch (const std::exception& e) {
+    r.error(root["measured_trace"], "measured_trace", e.what(), {"the path is relative to the folder of this case file"});
+  }
 }
 
 void read_scenario(CaseReader& r, const YAML::Node& root, AccuracyCase& c) {
@@ -248,7 +266,12 @@ AccuracyCase load_case_text(const std::string& text, const std::string& file) {
         c.metric = *v;
     }
   }
-  if (auto v = r.number(root, "", "measured", true, true)) c.measured = *v;
+  if (root["measured_trace"].IsDefined()) {
+    if (root["measured"].IsDefined()) r.error(root["measured"], "measured", "give measured or measured_trace, not both");
+    else if (auto v = r.string(root, "", "measured_trace", true)) read_measured_trace(r, root, *v, c);
+  } else if (auto v = r.number(root, "", "measured", true, true)) {
+    c.measured = *v;
+  }
   if (kind) {
     switch (c.kind) {
       case CaseKind::Kernel: read_kernel(r, root, c); break;

@@ -7,10 +7,10 @@
 #include <stdexcept>
 
 #include "engine/accuracy/case_loader.h"
+#include "engine/app/simulate.h"
 #include "engine/cost/cost_model.h"
-#include "engine/report/simulate.h"
 #include "engine/scenario/loader.h"
-#include "engine/scenario/validate.h"
+#include "engine/validate/validate.h"
 
 namespace hcpsim::accuracy {
 
@@ -71,13 +71,14 @@ double scenario_metric(const AccuracyCase& c, const Report& r, const Scenario& s
   if (m == "step_s") return r.step_s;
   // The whole training step (compose_step): the layers with recomputation, embedding, output layer
   // and loss, pipeline, DP gradient reduction and the optimizer.
-  if (m == "train_step_s") {
+  // tokens_per_s_per_gpu: the global batch's tokens over that step time and the job's GPUs.
+  if (m == "train_step_s" || m == "tokens_per_s_per_gpu") {
     if (s.train.mode != TrainMode::Train)
-      throw_case_error(c, "metric", "metric train_step_s needs train.mode: train", {"use prefill_ms for a prefill"});
+      throw_case_error(c, "metric", "metric " + m + " needs train.mode: train", {"use prefill_ms for a prefill"});
     if (!r.step)
-      throw_case_error(c, "metric", "metric train_step_s needs the composed training step, which this scenario does not have",
+      throw_case_error(c, "metric", "metric " + m + " needs the composed training step, which this scenario does not have",
                        {"global_batch_size must be a multiple of micro_batch_size x dp, and num_layers of pp x vpp"});
-    return r.step->time_s;
+    return m == "train_step_s" ? r.step->time_s : r.step->tokens_per_s_per_gpu;
   }
   throw std::logic_error("scenario case " + c.name + ": unhandled metric " + m);
 }

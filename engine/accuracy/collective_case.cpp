@@ -6,9 +6,9 @@
 #include "engine/accuracy/case_loader.h"
 #include "engine/accuracy/case_prediction.h"
 #include "engine/scenario/loader.h"
-#include "engine/scenario/validate.h"
 #include "engine/schedule/build.h"
 #include "engine/schedule/schedule_context.h"
+#include "engine/validate/validate.h"
 
 namespace hcpsim::accuracy {
 

@@ -8,9 +8,9 @@
 #include "engine/core/diagnostics.h"
 #include "engine/scenario/loader.h"
 #include "engine/scenario/schema.h"
-#include "engine/scenario/validate.h"
 #include "engine/schedule/build.h"
 #include "engine/schedule/schedule_context.h"
+#include "engine/validate/validate.h"
 
 namespace hcpsim::accuracy {
 

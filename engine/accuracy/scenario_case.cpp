@@ -6,7 +6,7 @@
 #include "engine/accuracy/case_loader.h"
 #include "engine/accuracy/case_prediction.h"
 #include "engine/scenario/loader.h"
-#include "engine/scenario/validate.h"
+#include "engine/validate/validate.h"
 
 namespace hcpsim::accuracy {
 

@@ -1,5 +1,7 @@
 #include "engine/app/backend_catalog.h"
 
+#include "engine/app/engine_backends.h"
+
 namespace hcpsim::app {
 
 BackendRegistry& backend_registry() {

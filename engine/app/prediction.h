@@ -1,9 +1,9 @@
 #pragma once
 // The rest of the pipeline for a prediction: backend by name from the one registry, then layout,
-// task graph, backend run, trace and report (engine/report/simulate.h).
+// task graph, backend run, trace and report (engine/app/simulate.h).
 #include <string>
 
-#include "engine/report/simulate.h"
+#include "engine/app/simulate.h"
 
 namespace hcpsim::app {
 

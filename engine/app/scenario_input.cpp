@@ -2,7 +2,7 @@
 
 #include "engine/app/backend_catalog.h"
 #include "engine/scenario/loader.h"
-#include "engine/scenario/validate.h"
+#include "engine/validate/validate.h"
 
 namespace hcpsim::app {
 

@@ -60,7 +60,4 @@ class BackendRegistry {
   std::map<std::string, Entry> entries_;
 };
 
-// Registers the backends that live in the engine (analytic, reference).
-void register_engine_backends(BackendRegistry& r);
-
 }  // namespace hcpsim

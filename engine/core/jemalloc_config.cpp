@@ -8,7 +8,7 @@
 //   78 K on that scenario, the same peak RSS. release_free_memory() still purges on demand (before
 //   a simulation child is forked).
 // - narenas:1: every thread uses the same arena. With an arena per thread, the threads that write a
-//   trace file during the run (engine/report/trace_during_run.h) and compress it took fresh pages
+//   trace file during the run (engine/app/trace_during_run.h) and compress it took fresh pages
 //   instead of reusing what the main thread had freed: 20 MB more peak RSS. The threads' small
 //   allocations stay thread-local (jemalloc's thread caches).
 // - oversize_threshold:0: no separate arena for allocations above 8 MiB, which jemalloc returns to

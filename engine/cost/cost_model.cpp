@@ -9,6 +9,7 @@
 #include <vector>
 
 #include "engine/cost/calibration.h"
+#include "engine/cost/comm_load.h"
 #include "engine/cost/attention_tables.h"
 #include "engine/cost/cost_defaults.h"
 #include "engine/cost/efficiency_source.h"
@@ -371,9 +372,8 @@ double CostModel::comm_compute_load(const TaskGraph& g, const Task& t, LinkClass
   if (op.kind == TaskKind::SendRecv && sc.cluster.efficiency.terms.nccl_p2p_channels)
     rate_Bps = nominal_Bps * p2p_efficiency(message, c, nominal_Bps, p2p != nullptr ? *p2p : p2p_comm(op));
   // NCCL reads what the GPU sends and writes what it receives: twice the link rate through HBM.
-  const double hbm_share = 2.0 * rate_Bps / sc.cluster.gpu.hbm_Bps;
-  return static_cast<double>(channels) / static_cast<double>(sc.cluster.gpu.sm_count) +
-         sc.cluster.efficiency.comm_hbm_interference * hbm_share;
+  return comm_compute_load_of(channels, sc.cluster.gpu.sm_count, 2.0 * rate_Bps, sc.cluster.gpu.hbm_Bps,
+                              sc.cluster.efficiency.comm_hbm_interference);
 }
 
 double CostModel::comm_overhead_s(const Task& t) const {

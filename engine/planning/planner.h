@@ -101,6 +101,9 @@ struct PlanOutcome {
   std::vector<std::string> notes;         // facts about the whole space ("pure a2a caps at cp 4 ...")
 };
 
+// The divisors of n, ascending.
+std::vector<int> divisors(int n);
+
 using ScenarioValidator = std::function<Diagnostics(const Scenario&)>;
 // Predicts one valid, fitting scenario; may throw (the candidate is then counted as failed).
 using ScenarioPredictor = std::function<PointMetrics(const Scenario&)>;

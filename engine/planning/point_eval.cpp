@@ -4,9 +4,9 @@
 #include <limits>
 #include <stdexcept>
 
-#include "engine/report/simulate.h"
+#include "engine/app/simulate.h"
 #include "engine/scenario/loader.h"
-#include "engine/scenario/validate.h"
+#include "engine/validate/validate.h"
 
 namespace hcpsim::planning {
 namespace {

@@ -28,6 +28,34 @@ void row(std::ostringstream& os, const std::string& name, const std::string& val
 // A layer's slowest rank, or null when its pass was not simulated (-1).
 nlohmann::json rank_or_null(int rank) { return rank < 0 ? nlohmann::json(nullptr) : nlohmann::json(rank); }
 
+// The step's error band (engine/accuracy/error_band.h): the class, and the ranges of the step time
+// and of tokens/s per GPU that the backtest's holdout errors of that class give.
+void error_band_rows(std::ostringstream& os, const StepReport& st) {
+  const std::string cls = st.mode == "prefill" ? "prefill" : "whole-step";
+  if (!st.error_band) {
+    os << "  error band: none (fewer than " << accuracy::kMinBandHoldoutCases << " holdout " << cls
+       << " cases of this precision or level in validation/published)\n";
+    return;
+  }
+  const accuracy::ErrorBand& b = *st.error_band;
+  os << "  error band: " << accuracy::describe(b) << ", measured / predicted time - 1\n";
+  row(os, "  step time within", ms(b.time_low(st.time_s)) + " .. " + ms(b.time_high(st.time_s)), "ms");
+  row(os, "  tokens per second per GPU within",
+      fmt("%.2f", b.rate_low(st.tokens_per_s_per_gpu)) + " .. " + fmt("%.2f", b.rate_high(st.tokens_per_s_per_gpu)),
+      "tokens/s");
+}
+
+nlohmann::json error_band_json(const StepReport& st) {
+  if (!st.error_band) return nullptr;
+  const accuracy::ErrorBand& b = *st.error_band;
+  return {{"case_class", b.case_class},
+          {"holdout_cases", b.holdout_cases},
+          {"low_fraction", b.low_fraction},
+          {"high_fraction", b.high_fraction},
+          {"time_s", {b.time_low(st.time_s), b.time_high(st.time_s)}},
+          {"tokens_per_s_per_gpu", {b.rate_low(st.tokens_per_s_per_gpu), b.rate_high(st.tokens_per_s_per_gpu)}}};
+}
+
 }  // namespace
 
 std::string report_to_text(const Report& r, const ReportOptions& options) {
@@ -101,6 +129,7 @@ std::string report_to_text(const Report& r, const ReportOptions& options) {
     row(os, prefill ? "prefill of the global batch" : "step time", ms(st.time_s), "ms");
     row(os, "tokens per second", fmt("%.1f", st.tokens_per_s), "tokens/s");
     row(os, "tokens per second per GPU", fmt("%.2f", st.tokens_per_s_per_gpu), "tokens/s");
+    error_band_rows(os, st);
     row(os, "model throughput", fmt("%.1f", st.model_tflops_per_gpu), "TFLOP/s per GPU");
     row(os, "MFU (of dense bf16 peak)", fmt("%.1f", 100.0 * st.mfu), "%");
     row(os, "  with causal attention counted halved", fmt("%.1f", 100.0 * st.mfu_causal), "%");
@@ -221,6 +250,7 @@ std::string report_to_json(const Report& r) {
                    {"dp_param_gather", st.dp_param_gather_s},
                    {"dp_exposed", st.dp_exposed_s},
                    {"optimizer", st.optimizer_s}}}};
+    j["step"]["error_band"] = error_band_json(st);
     if (st.mode == "prefill") j["step"]["ttft_s"] = st.ttft_s;
     if (st.elementwise_s > 0) j["step"]["breakdown_s"]["elementwise"] = st.elementwise_s;
     if (st.fsdp_param_gather_s > 0) {
@@ -293,6 +323,12 @@ std::string report_to_csv(const Report& r) {
     put("mfu", r.step->mfu, "fraction");
     put("pipeline_bubble_fraction", r.step->pipeline_bubble_fraction, "fraction");
     put("micro_batches", r.step->micro_batches, "micro-batches");
+    if (const auto& b = r.step->error_band) {
+      put("step_time_band_low_s", b->time_low(r.step->time_s), "s");
+      put("step_time_band_high_s", b->time_high(r.step->time_s), "s");
+      put("tokens_per_s_per_gpu_band_low", b->rate_low(r.step->tokens_per_s_per_gpu), "tokens/s");
+      put("tokens_per_s_per_gpu_band_high", b->rate_high(r.step->tokens_per_s_per_gpu), "tokens/s");
+    }
   }
   return os.str();
 }

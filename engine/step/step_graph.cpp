@@ -9,75 +9,13 @@
 #include <tuple>
 #include <vector>
 
-#include "engine/schedule/build.h"
-#include "engine/step/layer_elementwise.h"
 #include "engine/step/pipeline_schedule.h"
-#include "engine/step/step_model.h"
+#include "engine/step/step_graph_check.h"
+#include "engine/step/step_layer_template.h"
 #include "engine/step/step_work.h"
 
 namespace hcpsim::step {
 namespace {
-
-[[noreturn]] void fail(const std::string& m) { throw std::invalid_argument("build_step_graph: " + m); }
-
-// One pass of one layer graph restricted to the ranks of one pipeline stage, with the edges inside
-// it; indices are positions in `tasks`.
-struct PassPart {
-  std::vector<TaskId> tasks;                       // template ids, ascending
-  std::vector<std::vector<std::uint32_t>> preds;   // predecessors inside the part
-  std::vector<char> is_exit;                       // no successor inside the part
-  std::vector<std::uint32_t> comms;                // template comm ops whose members are all in the part
-};
-
-// The layer graph of one comm type on the whole cluster (every stage runs the same layer at once in
-// it), split by (pass, stage): the pieces the step graph copies.
-class LayerTemplate {
- public:
-  LayerTemplate(const Scenario& s, const RankLayout& layout, const GraphOptions& o)
-      : g_(build_task_graph(s, layout, o)), stages_(layout.pp()) {
-    parts_.resize(static_cast<std::size_t>(2 * stages_));
-    std::vector<std::uint32_t> pos(g_.size());
-    std::vector<int> key(g_.size());
-    for (TaskId id = 0; id < g_.size(); ++id) {
-      const Task& t = g_.task(id);
-      key[id] = part_index(t.pass, layout.coord(t.rank).pp);
-      PassPart& p = parts_[static_cast<std::size_t>(key[id])];
-      pos[id] = static_cast<std::uint32_t>(p.tasks.size());
-      p.tasks.push_back(id);
-    }
-    for (PassPart& p : parts_) {
-      p.preds.resize(p.tasks.size());
-      p.is_exit.assign(p.tasks.size(), 1);
-    }
-    for (TaskId id = 0; id < g_.size(); ++id) {
-      PassPart& p = parts_[static_cast<std::size_t>(key[id])];
-      for (TaskId d : g_.deps(id)) {
-        if (key[d] != key[id]) continue;   // forward -> backward edges: stream order replaces them
-        p.preds[pos[id]].push_back(pos[d]);
-        p.is_exit[pos[d]] = 0;
-      }
-    }
-    for (std::uint32_t c = 0; c < g_.comms().size(); ++c) {
-      const CommOp& op = g_.comms()[c];
-      if (op.tasks.empty()) continue;
-      const int k = key[op.tasks.front()];
-      for (TaskId t : op.tasks)
-        if (key[t] != k) throw std::logic_error("build_step_graph: a layer comm op spans passes or pipeline stages");
-      parts_[static_cast<std::size_t>(k)].comms.push_back(c);
-    }
-    pos_ = std::move(pos);
-  }
-  const TaskGraph& graph() const { return g_; }
-  const PassPart& part(Pass pass, int stage) const { return parts_[static_cast<std::size_t>(part_index(pass, stage))]; }
-  std::uint32_t position(TaskId id) const { return pos_[id]; }
-
- private:
-  int part_index(Pass pass, int stage) const { return (pass == Pass::Forward ? 0 : stages_) + stage; }
-  TaskGraph g_;
-  int stages_;
-  std::vector<PassPart> parts_;
-  std::vector<std::uint32_t> pos_;
-};
 
 class StepGraphBuilder {
  public:
@@ -446,49 +384,10 @@ class StepGraphBuilder {
   std::set<OpKey> built_;
 };
 
-void check(const Scenario& s, const RankLayout& layout) {
-  if (s.train.mode != TrainMode::Train) fail("the whole-step graph covers training steps only (train.mode: train)");
-  const int p = s.pp(), v = s.vpp(), m = s.micro_batches(), L = s.model.num_layers;
-  if (p < 1 || v < 1 || L < 1) fail("pipeline sizes and num_layers must be >= 1");
-  if (m < 1) fail("train.global_batch_size must be a multiple of micro_batch_size x dp");
-  if (L % (p * v) != 0) fail("model.num_layers (" + std::to_string(L) + ") must divide by pp x vpp");
-  if (v > 1 && m % p != 0) fail("the interleaved schedule needs micro-batches divisible by pp");
-  if (layout.world_size() != s.world_size() || layout.pp() != p) fail("layout does not match the scenario");
-  if (s.ddp.shard_parameters)
-    fail("ddp.shard_parameters (per-layer parameter all-gathers) is priced by the composed step only; "
-         "use the composed step, or ddp.shard_parameters: false");
-}
-
 }  // namespace
 
-std::size_t step_graph_task_estimate(const Scenario& s) {
-  Scenario slice = model_parallel_slice(s);
-  slice.model.cp_comm_type = {s.comm_type_for_layer(0)};
-  GraphOptions o;
-  o.layers = 1;
-  o.whole_layer = s.model.ffn_hidden_size > 0;
-  const RankLayout layout = RankLayout::from_scenario(slice);
-  const TaskGraph g = build_task_graph(slice, layout, o);
-  double fwd = 0, bwd = 0;
-  for (const Task& t : g.tasks()) (t.pass == Pass::Forward ? fwd : bwd) += 1;
-  StepWork ew;
-  add_layer_elementwise(s, ew);   // kernels added to every layer pass outside the layer graph
-  const double per_rank_fwd = fwd / slice.world_size() + static_cast<double>(ew.layer_elementwise_forward.size());
-  const double per_rank_bwd = bwd / slice.world_size() + static_cast<double>(ew.layer_elementwise_backward.size());
-  const double layers_per_rank = static_cast<double>(s.model.num_layers) / std::max(1, s.pp());
-  const double recompute = s.model.recompute_granularity == RecomputeGranularity::None ? 0.0 : 1.0;
-  const double per_rank = std::max(1, s.micro_batches()) *
-                          (layers_per_rank * ((1 + recompute) * per_rank_fwd + per_rank_bwd) + 16.0 * s.vpp());
-  return static_cast<std::size_t>(per_rank * s.world_size());
-}
-
 TaskGraph build_step_graph(const Scenario& s, const RankLayout& layout, const StepGraphOptions& options) {
-  check(s, layout);
-  const std::size_t estimate = step_graph_task_estimate(s);
-  if (estimate > options.max_tasks)
-    fail("the whole-step graph of this scenario would hold about " + std::to_string(estimate) +
-         " tasks, above the limit of " + std::to_string(options.max_tasks) +
-         "; use the composed step, or fewer GPUs, layers or micro-batches");
+  check_step_graph(s, layout, options.max_tasks);
   return StepGraphBuilder(s, layout).build();
 }
 

@@ -2,7 +2,10 @@
 // The whole training step (or prefill) composed from one micro-batch's layer times: pipeline
 // schedule, P2P activation transfers, DP gradient/parameter collectives, optimizer, embedding and
 // output layer. Filled by compose_step (step_model.h); written by the report writers.
+#include <optional>
 #include <string>
+
+#include "engine/accuracy/error_band.h"
 
 namespace hcpsim {
 
@@ -42,6 +45,10 @@ struct StepReport {
   double fsdp_grad_reduce_s = 0;
   double fsdp_exposed_s = 0;
   int dp_group_size = 0;               // DP x CP ranks the gradients are reduced over
+
+  // How far measured runs of this class fell from their predictions in the backtest's holdout
+  // cases (engine/accuracy/error_band.h); nullopt when the class has too few holdout cases.
+  std::optional<accuracy::ErrorBand> error_band;
 };
 
 }  // namespace hcpsim

@@ -9,8 +9,8 @@
 
 #include "engine/app/help_footer.h"
 #include "engine/core/diagnostics.h"
+#include "engine/app/scenario_input.h"
 #include "engine/scenario/loader.h"
-#include "engine/scenario/validate.h"
 #include "gui/app/main_window.h"
 #include "gui/views/screenshot.h"
 
@@ -34,17 +34,19 @@ int main(int argc, char** argv) {
   QApplication::setApplicationName("hcpsim-gui");
   QCommandLineParser cli;
   cli.setApplicationDescription(QString::fromStdString(hcpsim::app::format_help_footer(
-      {.before = "hcpsim GUI: scenario editor, layout, ring-step, timeline and chart views.\n"
+      {.before = "hcpsim GUI: scenario editor, summary, plan, layout, ring-step, timeline and chart views.\n"
                  "`hcpsim-gui FILE` opens the window on a scenario; --screenshot renders one view and exits.",
        .examples = {{{"hcpsim-gui --screenshot layout layout.png scenarios/llama3-70b-128k-dgx-h100-hcp.yaml --color-by ring"}},
                     {{"hcpsim-gui --screenshot ring ring.png scenarios/llama3-70b-128k-dgx-h100-hcp.yaml --step 1"}},
                     {{"hcpsim-gui --screenshot timeline tl.png scenarios/llama3-8b-64k-dgx-h100-p2p.yaml"}, "analytic, in-process"},
+                    {{"hcpsim-gui --screenshot summary summary.png scenarios/llama3-8b-64k-dgx-h100-p2p.yaml"}},
+                    {{"hcpsim-gui --screenshot plan plan.png scenarios/llama3-8b-64k-dgx-h100-p2p.yaml --gpus 16"}},
                     {{"hcpsim simulate scenarios/llama3-8b-64k-dgx-h100-p2p.yaml --backend analytic --trace pred.json"}},
                     {{"hcpsim-gui --screenshot timeline tl.svg --trace pred.json --measured pred.json"}},
                     {{"hcpsim sweep scenarios/llama3-8b-64k-dgx-h100-p2p.yaml --vary model.context_parallel_size=2,4,8 --out sweep.csv"}},
                     {{"hcpsim-gui --screenshot chart chart.png --csv sweep.csv --x model.context_parallel_size --y step_s"}}}})));
   cli.addHelpOption();
-  cli.addOption({"screenshot", "Render VIEW (layout, ring, timeline, chart) offscreen to OUT (.png/.svg) and exit.", "VIEW"});
+  cli.addOption({"screenshot", "Render VIEW (layout, ring, timeline, chart, summary, plan, step-timeline) offscreen to OUT (.png/.svg) and exit.", "VIEW"});
   cli.addOption({"trace", "Predicted trace (Chrome JSON).", "FILE"});
   cli.addOption({"measured", "Measured trace to overlay / compare.", "FILE"});
   cli.addOption({"csv", "Sweep table for the chart.", "FILE"});
@@ -54,6 +56,8 @@ int main(int argc, char** argv) {
   cli.addOption({"color-by", "Layout colouring: tp, cp, dp, pp, a2a, ring.", "KIND", "cp"});
   cli.addOption({"select", "Layout: highlight the groups of this rank.", "RANK"});
   cli.addOption({"step", "Ring view: step to show (default: last).", "N"});
+  cli.addOption({"backend", "Summary, step-timeline: the prediction's backend (default: the scenario's simulation.backend).", "NAME"});
+  cli.addOption({"gpus", "Plan: GPUs to plan for (default: the scenario's world size).", "N"});
   cli.addOption({"size", "Screenshot size WxH in pixels.", "WxH", "1200x800"});
   cli.addPositionalArgument("args", "[OUT] [FILE] [key.path=value ...]");
   if (!cli.parse(QApplication::arguments())) return usage(cli.errorText());
@@ -95,7 +99,12 @@ int main(int argc, char** argv) {
   r.y = cli.value("y");
   r.series = cli.value("series");
   r.color_by = cli.value("color-by");
+  r.backend = cli.value("backend");
   bool ok = true;
+  if (cli.isSet("gpus")) {
+    r.gpus = cli.value("gpus").toInt(&ok);
+    if (!ok || r.gpus < 1) return usage("--gpus needs a number of GPUs >= 1");
+  }
   if (cli.isSet("select")) {
     r.select_rank = cli.value("select").toInt(&ok);
     if (!ok || r.select_rank < 0) return usage("--select needs a rank >= 0");
@@ -111,14 +120,14 @@ int main(int argc, char** argv) {
   std::unique_ptr<hcpsim::Scenario> scenario;
   if (!file.isEmpty()) {
     try {
-      hcpsim::LoadOptions lo;
-      for (const QString& o : overrides) lo.overrides.push_back(o.toStdString());
-      scenario = std::make_unique<hcpsim::Scenario>(hcpsim::load_scenario_file(file.toStdString(), lo));
-      const hcpsim::Diagnostics d = hcpsim::validate(*scenario);
-      if (d.has_errors()) {
-        std::fprintf(stderr, "%s", hcpsim::format_diagnostics(d, file.toStdString()).c_str());
+      hcpsim::app::ScenarioInput in{.file = file.toStdString(), .overrides = {}, .backend = {}, .check_backend = true};
+      for (const QString& o : overrides) in.overrides.push_back(o.toStdString());
+      hcpsim::app::LoadedScenario loaded = hcpsim::app::load_scenario(in);
+      if (!loaded.usable()) {
+        std::fprintf(stderr, "%s", hcpsim::format_diagnostics(loaded.diagnostics, file.toStdString()).c_str());
         return 1;
       }
+      scenario = std::make_unique<hcpsim::Scenario>(std::move(loaded.scenario));
     } catch (const hcpsim::ScenarioError& e) {
       std::fprintf(stderr, "%s", hcpsim::format_diagnostics(e.diagnostics(), e.file()).c_str());
       return 1;

@@ -20,15 +20,21 @@
 #include <QStatusBar>
 #include <QTableView>
 #include <QTabWidget>
-#include <QTemporaryDir>
 #include <QVBoxLayout>
 
+#include "engine/app/step_trace.h"
 #include "engine/layout/rank_layout.h"
 #include "gui/app/run_panel.h"
 #include "gui/app/scenario_editor.h"
 #include "gui/models/csv_table.h"
 #include "gui/models/rank_table_model.h"
+#include "gui/models/prediction.h"
+#include "gui/models/summary_model.h"
+#include "gui/views/background_job.h"
 #include "gui/views/chart_view.h"
+#include "gui/views/plan_panel.h"
+#include "gui/views/step_timeline_panel.h"
+#include "gui/views/summary_view.h"
 #include "gui/views/export.h"
 #include "gui/views/layout_view.h"
 #include "gui/views/hp_step_view.h"
@@ -43,6 +49,11 @@ MainWindow::MainWindow(QWidget* parent) : QMainWindow(parent) {
   tabs_ = new QTabWidget(this);
   editor_ = new ScenarioEditor(tabs_);
   tabs_->addTab(editor_, tr("Scenario"));
+  summary_ = new SummaryView(tabs_);
+  tabs_->addTab(summary_, tr("Summary"));
+  plan_ = new PlanPanel(tabs_);
+  tabs_->addTab(plan_, tr("Plan"));
+  predict_job_ = new BackgroundJob(this);
 
   auto* layout_host = new QWidget(tabs_);
   auto* lv = new QVBoxLayout(layout_host);
@@ -86,6 +97,9 @@ MainWindow::MainWindow(QWidget* parent) : QMainWindow(parent) {
   tabs_->addTab(steps_, tr("Ring steps"));
   timeline_ = new TimelineView(tabs_);
   tabs_->addTab(timeline_, tr("Timeline"));
+  step_timeline_ = new StepTimelinePanel(tabs_);
+  tabs_->addTab(step_timeline_, tr("Step timeline"));
+  step_job_ = new BackgroundJob(this);
   chart_ = new ChartView(tabs_);
   tabs_->addTab(chart_, tr("Charts"));
   runs_ = new RunPanel(tabs_);
@@ -97,20 +111,15 @@ MainWindow::MainWindow(QWidget* parent) : QMainWindow(parent) {
   connect(editor_, &ScenarioEditor::diagnostics_changed, this, [this](int e, int w) {
     statusBar()->showMessage(e ? tr("%1 error(s), %2 warning(s)").arg(e).arg(w) : tr("valid, %1 warning(s)").arg(w));
   });
-  connect(runs_, &RunPanel::finished, this, [this](int code, const QString& out, const QString& trace) {
+  connect(runs_, &RunPanel::finished, this, [this](int code, const QString& out) {
     if (code != 0) return;
-    if (!trace.isEmpty() && QFileInfo::exists(trace)) {
-      open_trace(trace, false);
-      tabs_->setCurrentWidget(timeline_);
-    }
-    // A sweep that printed CSV goes to the chart.
-    if (out.startsWith("cp,") || out.contains(",step_s") || out.contains(",attention")) {
-      try {
-        const CsvTable t = parse_csv(out, "hcpsim sweep");
-        chart_->show_sweep(t, guess_chart_columns(t), tr("sweep"));
-        tabs_->setCurrentWidget(chart_);
-      } catch (const std::exception&) {
-      }
+    // `hcpsim sweep` writes its table as CSV on stdout: it goes to the chart.
+    try {
+      const CsvTable t = parse_csv(out, "hcpsim sweep");
+      chart_->show_sweep(t, guess_chart_columns(t), tr("sweep"));
+      tabs_->setCurrentWidget(chart_);
+    } catch (const std::exception& e) {
+      statusBar()->showMessage(tr("sweep output: %1").arg(QString::fromUtf8(e.what())));
     }
   });
   resize(1280, 820);
@@ -151,7 +160,12 @@ void MainWindow::build_menus() {
   file->addSeparator();
   file->addAction(tr("&Quit"), QKeySequence::Quit, this, &QWidget::close);
   QMenu* run = menuBar()->addMenu(tr("&Run"));
-  run->addAction(tr("&Simulate current scenario"), this, &MainWindow::run_simulate);
+  run->addAction(tr("&Simulate current scenario"), this, [this] { run_simulate(); });
+  run->addAction(tr("Simulate with the &analytic backend"), this, [this] { run_simulate("analytic"); });
+  run->addAction(tr("&Plan layouts"), this, [this] {
+    tabs_->setCurrentWidget(plan_);
+    plan_->start();
+  });
   run->addAction(tr("S&weep…"), this, &MainWindow::run_sweep);
   run->addAction(tr("&Cancel"), runs_, &RunPanel::cancel);
 }
@@ -207,6 +221,7 @@ bool MainWindow::open_csv(const QString& path) {
 
 void MainWindow::on_scenario(std::shared_ptr<const Scenario> s) {
   scenario_ = std::move(s);
+  plan_->set_scenario(scenario_);
   try {
     auto layout = std::make_shared<const RankLayout>(RankLayout::from_scenario(*scenario_));
     layout_->set_layout(layout);
@@ -232,17 +247,44 @@ QWidget* MainWindow::current_view() const {
 
 bool MainWindow::export_current(const QString& path, QString* error) { return export_widget(current_view(), path, error); }
 
-void MainWindow::run_simulate() {
-  // The editor's text (unsaved edits included) goes to a temporary file.
-  static QTemporaryDir dir;
-  const QString scen = dir.filePath("scenario.yaml");
-  QFile f(scen);
-  if (!f.open(QIODevice::WriteOnly | QIODevice::Text)) return;
-  f.write(editor_->yaml().toUtf8());
-  f.close();
-  runs_->prepare_simulate(scen, dir.filePath("trace.json"));
-  tabs_->setCurrentWidget(runs_);
-  runs_->start();
+bool MainWindow::run_simulate(const QString& backend) {
+  const std::shared_ptr<const Scenario> s = editor_->scenario();
+  if (!s || editor_->diagnostics().has_errors()) {
+    statusBar()->showMessage(tr("The scenario has errors; fix them before running."));
+    return false;
+  }
+  if (predict_job_->running()) return false;
+  auto outcome = std::make_shared<PredictionOutcome>();
+  const std::string name = backend.toStdString();
+  disconnect(predict_job_, &BackgroundJob::finished, this, nullptr);
+  connect(predict_job_, &BackgroundJob::finished, this, [this, outcome, s, name](const QString& error) {
+    if (error.isEmpty()) {
+      summary_->set_summary(summarize(outcome->report));
+      predicted_ = from_engine_trace(outcome->trace);
+      timeline_->set_traces(*predicted_, measured_);
+      tabs_->setCurrentWidget(summary_);
+      statusBar()->showMessage(tr("predicted with the %1 backend").arg(QString::fromStdString(outcome->report.backend)));
+      run_step_trace(s, name);
+    } else {
+      statusBar()->showMessage(error);
+    }
+    emit prediction_finished(error);
+  });
+  statusBar()->showMessage(tr("predicting…"));
+  return predict_job_->start([outcome, s, name] { *outcome = default_predictor().predict(*s, name); });
+}
+
+void MainWindow::run_step_trace(std::shared_ptr<const Scenario> s, const std::string& backend) {
+  if (step_job_->running()) return;
+  auto trace = std::make_shared<Trace>();
+  disconnect(step_job_, &BackgroundJob::finished, this, nullptr);
+  connect(step_job_, &BackgroundJob::finished, this, [this, trace](const QString& error) {
+    if (error.isEmpty()) step_timeline_->set_trace(*trace);
+    else step_timeline_->set_message(tr("No whole-step timeline: %1").arg(error));
+    emit step_trace_finished(error);
+  });
+  step_timeline_->set_message(tr("building the whole step…"));
+  step_job_->start([trace, s, backend] { *trace = app::predict_step_trace(*s, backend); });
 }
 
 void MainWindow::run_sweep() {

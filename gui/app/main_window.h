@@ -1,6 +1,6 @@
 #pragma once
-// The hcpsim-gui main window: tabs for the scenario editor, layout, ring steps, timeline, charts and
-// runs; File menu (open scenario / trace / measured trace / CSV, export the current view), drag and drop.
+// The hcpsim-gui main window: tabs for the scenario editor, summary, plan, layout, ring steps,
+// timeline, charts and runs; File menu (open scenario / trace / measured trace / CSV, export the current view), drag and drop.
 #include <QMainWindow>
 #include <memory>
 #include <optional>
@@ -20,7 +20,11 @@ class LayoutView;
 class RankTableModel;
 class HpStepPanel;
 class RingStepPanel;
+class PlanPanel;
 class RunPanel;
+class SummaryView;
+class StepTimelinePanel;
+class BackgroundJob;
 class ScenarioEditor;
 class TimelineView;
 
@@ -36,6 +40,18 @@ class MainWindow : public QMainWindow {
   // Exports the current tab's view to .png or .svg.
   bool export_current(const QString& path, QString* error = nullptr);
   ScenarioEditor* editor() const { return editor_; }
+  SummaryView* summary() const { return summary_; }
+  PlanPanel* plan() const { return plan_; }
+  StepTimelinePanel* step_timeline() const { return step_timeline_; }
+  TimelineView* timeline() const { return timeline_; }
+  // Predicts the editor's last valid scenario in the background through the application layer
+  // (gui/models/prediction.h); the summary, the timeline and the step view follow. `backend` empty:
+  // the scenario's simulation.backend. False when a prediction runs or there is no valid scenario.
+  bool run_simulate(const QString& backend = {});
+
+ signals:
+  void prediction_finished(const QString& error);   // "" on success
+  void step_trace_finished(const QString& error);   // the whole-step timeline; "" on success
 
  protected:
   void dragEnterEvent(QDragEnterEvent* e) override;
@@ -44,7 +60,7 @@ class MainWindow : public QMainWindow {
  private:
   void build_menus();
   void on_scenario(std::shared_ptr<const Scenario> s);
-  void run_simulate();
+  void run_step_trace(std::shared_ptr<const Scenario> s, const std::string& backend);
   void run_sweep();
   QWidget* current_view() const;
 
@@ -60,6 +76,11 @@ class MainWindow : public QMainWindow {
   TimelineView* timeline_;
   ChartView* chart_;
   RunPanel* runs_;
+  SummaryView* summary_;
+  PlanPanel* plan_;
+  BackgroundJob* predict_job_;
+  BackgroundJob* step_job_;
+  StepTimelinePanel* step_timeline_;
   std::shared_ptr<const Scenario> scenario_;
   std::optional<TimelineTrace> predicted_, measured_;
 };

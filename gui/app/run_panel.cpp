@@ -73,7 +73,7 @@ RunPanel::RunPanel(QWidget* parent) : QWidget(parent), proc_(new QProcess(this))
     bar_->setRange(0, 1);
     bar_->setValue(st == QProcess::NormalExit && code == 0 ? 1 : 0);
     status_->setText(st == QProcess::CrashExit ? tr("stopped") : tr("finished, exit code %1").arg(code));
-    emit finished(st == QProcess::NormalExit ? code : -1, stdout_, trace_file_);
+    emit finished(st == QProcess::NormalExit ? code : -1, stdout_);
   });
 }
 
@@ -89,13 +89,7 @@ QString RunPanel::hcpsim_program() {
   return onpath.isEmpty() ? QStringLiteral("hcpsim") : onpath;
 }
 
-void RunPanel::prepare_simulate(const QString& scenario_file, const QString& trace_file) {
-  trace_file_ = trace_file;
-  args_->setText(QStringLiteral("simulate %1 --format json --trace %2").arg(scenario_file, trace_file));
-}
-
 void RunPanel::prepare_sweep(const QString& sweep_file) {
-  trace_file_.clear();
   args_->setText(QStringLiteral("sweep %1").arg(sweep_file));
 }
 
@@ -105,7 +99,6 @@ bool RunPanel::start() {
   if (running()) return false;
   stdout_.clear();
   log_->clear();
-  if (!args_->text().contains("--trace")) trace_file_.clear();
   const QStringList args = QProcess::splitCommand(args_->text());
   bar_->setRange(0, 0);   // busy until the child reports progress
   status_->setText(tr("running %1 %2").arg(hcpsim_program(), args_->text()));

@@ -1,5 +1,5 @@
 #pragma once
-// Runs `hcpsim simulate` / `hcpsim sweep` in a child process (QProcess): the window stays responsive,
+// Runs `hcpsim sweep` (or another hcpsim command line) in a child process (QProcess): the window stays responsive,
 // progress ("12/40" in the child's output) drives a progress bar, Cancel terminates the child.
 #include <QProcess>
 #include <QWidget>
@@ -18,8 +18,6 @@ class RunPanel : public QWidget {
   explicit RunPanel(QWidget* parent = nullptr);
   // The hcpsim executable: $HCPSIM_BIN, next to hcpsim-gui, ../cli/hcpsim (build tree), else PATH.
   static QString hcpsim_program();
-  // Prepares the argument line for a simulate of `scenario_file` (+ overrides) writing `trace_file`.
-  void prepare_simulate(const QString& scenario_file, const QString& trace_file);
   // Prepares `sweep SWEEP_FILE`; the user may edit the line before Run.
   void prepare_sweep(const QString& sweep_file);
   // Replaces the argument line (split like a shell would, see QProcess::splitCommand).
@@ -31,8 +29,8 @@ class RunPanel : public QWidget {
   QString output() const;
 
  signals:
-  // The child ended; exit code, its whole stdout, and the trace file it was asked to write ("" if none).
-  void finished(int exit_code, const QString& stdout_text, const QString& trace_file);
+  // The child ended; exit code and its whole stdout.
+  void finished(int exit_code, const QString& stdout_text);
 
  private:
   void on_output();
@@ -44,7 +42,6 @@ class RunPanel : public QWidget {
   QPushButton* cancel_;
   QLabel* status_;
   QString stdout_;
-  QString trace_file_;
 };
 
 // Parses "done/total" progress from a chunk of child output; returns false when none is found.

@@ -1,6 +1,9 @@
 #include "gui/app/scenario_editor.h"
 
+#include <QCheckBox>
 #include <QComboBox>
+#include <QGroupBox>
+#include <QScrollArea>
 #include <QFormLayout>
 #include <QLabel>
 #include <QLineEdit>
@@ -11,36 +14,107 @@
 #include <QTextBlock>
 #include <QTimer>
 #include <QVBoxLayout>
-#include <sstream>
-#include <yaml-cpp/yaml.h>
+#include <functional>
+#include <iterator>
+#include <map>
 
 #include "engine/scenario/loader.h"
-#include "engine/scenario/validate.h"
+#include "engine/validate/validate.h"
+#include "gui/models/yaml_text_edit.h"
 
 namespace hcpsim::gui {
 namespace {
 
+// The fields a planner changes, grouped as Megatron-Bridge's configuration groups them.
 struct FieldSpec {
+  const char* group;
   const char* path;
   const char* label;
-  enum { Int, Text, Choice } type;
-  const char* choices;   // Choice: '|' separated
+  enum { Int, Text, Choice, Bool } type;
+  const char* choices;   // Choice: '|' separated YAML values ("null": not set)
 };
 
 const FieldSpec kFields[] = {
-    {"name", "name", FieldSpec::Text, nullptr},
-    {"cluster.nodes", "nodes", FieldSpec::Int, nullptr},
-    {"cluster.gpus_per_node", "GPUs per node", FieldSpec::Int, nullptr},
-    {"model.tensor_model_parallel_size", "tp", FieldSpec::Int, nullptr},
-    {"model.context_parallel_size", "cp", FieldSpec::Int, nullptr},
-    {"model.pipeline_model_parallel_size", "pp", FieldSpec::Int, nullptr},
-    {"model.cp_comm_type", "cp_comm_type", FieldSpec::Choice, "p2p|all_gather|a2a|a2a+p2p"},
-    {"model.hierarchical_context_parallel_sizes", "hierarchical sizes [A,P]", FieldSpec::Text, nullptr},
-    {"model.seq_length", "seq_length", FieldSpec::Int, nullptr},
-    {"model.num_attention_heads", "attention heads", FieldSpec::Int, nullptr},
-    {"model.num_query_groups", "KV heads (query groups)", FieldSpec::Int, nullptr},
-    {"model.attn_mask_type", "mask", FieldSpec::Choice, "causal|no_mask"},
+    {"model", "name", "name", FieldSpec::Text, nullptr},
+    {"model", "model.num_layers", "layers", FieldSpec::Int, nullptr},
+    {"model", "model.hidden_size", "hidden size", FieldSpec::Int, nullptr},
+    {"model", "model.ffn_hidden_size", "FFN hidden size", FieldSpec::Int, nullptr},
+    {"model", "model.num_attention_heads", "attention heads", FieldSpec::Int, nullptr},
+    {"model", "model.num_query_groups", "KV heads (query groups)", FieldSpec::Int, nullptr},
+    {"model", "model.seq_length", "seq_length", FieldSpec::Int, nullptr},
+    {"model", "model.attn_mask_type", "mask", FieldSpec::Choice, "causal|no_mask"},
+    {"model", "model.tensor_model_parallel_size", "tp", FieldSpec::Int, nullptr},
+    {"model", "model.sequence_parallel", "sequence parallel", FieldSpec::Bool, nullptr},
+    {"model", "model.context_parallel_size", "cp", FieldSpec::Int, nullptr},
+    {"model", "model.cp_comm_type", "cp_comm_type", FieldSpec::Choice, "p2p|all_gather|a2a|a2a+p2p"},
+    {"model", "model.hierarchical_context_parallel_sizes", "hierarchical sizes [A,P]", FieldSpec::Text, nullptr},
+    {"model", "model.pipeline_model_parallel_size", "pp", FieldSpec::Int, nullptr},
+    {"model", "model.virtual_pipeline_model_parallel_size", "vpp", FieldSpec::Int, nullptr},
+    {"model", "model.recompute_granularity", "recompute", FieldSpec::Choice, "null|selective|full|non_attention"},
+    {"model", "model.recompute_method", "recompute method", FieldSpec::Choice, "uniform|block"},
+    {"model", "model.recompute_num_layers", "recompute layers", FieldSpec::Int, nullptr},
+    {"train", "train.mode", "mode", FieldSpec::Choice, "train|prefill"},
+    {"train", "train.global_batch_size", "global batch", FieldSpec::Int, nullptr},
+    {"train", "train.micro_batch_size", "micro-batch", FieldSpec::Int, nullptr},
+    {"ddp", "ddp.shard_parameters", "shard parameters (FSDP)", FieldSpec::Bool, nullptr},
+    {"optimizer", "ddp.use_distributed_optimizer", "distributed optimizer", FieldSpec::Bool, nullptr},
+    {"mixed precision", "model.params_dtype", "params dtype", FieldSpec::Choice, "bf16|fp16"},
+    {"mixed precision", "model.fp8", "FP8", FieldSpec::Choice, "null|hybrid|e4m3"},
+    {"mixed precision", "model.fp8_recipe", "FP8 recipe", FieldSpec::Choice, "delayed|tensorwise|mxfp8|blockwise"},
+    {"comm overlap", "ddp.overlap_grad_reduce", "overlap grad reduce", FieldSpec::Bool, nullptr},
+    {"comm overlap", "ddp.overlap_param_gather", "overlap param gather", FieldSpec::Bool, nullptr},
+    {"cluster", "cluster.nodes", "nodes", FieldSpec::Int, nullptr},
+    {"cluster", "cluster.gpus_per_node", "GPUs per node", FieldSpec::Int, nullptr},
+    {"cluster", "dist.order", "rank order", FieldSpec::Choice, "tp-cp-ep-dp-pp|tp-cp-ep-pp-dp"},
 };
+
+QString yes_no(bool b) { return b ? QStringLiteral("true") : QStringLiteral("false"); }
+
+// The scenario's value of a form field as the form shows it (resolved defaults included).
+QString field_text(const Scenario& s, const std::string& path) {
+  using Get = std::function<QString(const Scenario&)>;
+  static const std::map<std::string, Get> get = {
+      {"name", [](const Scenario& x) { return QString::fromStdString(x.name); }},
+      {"model.num_layers", [](const Scenario& x) { return QString::number(x.model.num_layers); }},
+      {"model.hidden_size", [](const Scenario& x) { return QString::number(x.model.hidden_size); }},
+      {"model.ffn_hidden_size", [](const Scenario& x) { return QString::number(x.model.ffn_hidden_size); }},
+      {"model.num_attention_heads", [](const Scenario& x) { return QString::number(x.model.num_attention_heads); }},
+      {"model.num_query_groups", [](const Scenario& x) { return QString::number(x.model.num_query_groups); }},
+      {"model.seq_length", [](const Scenario& x) { return QString::number(x.model.seq_length); }},
+      {"model.attn_mask_type", [](const Scenario& x) { return QString::fromLatin1(to_string(x.model.attn_mask_type)); }},
+      {"model.tensor_model_parallel_size", [](const Scenario& x) { return QString::number(x.tp()); }},
+      {"model.sequence_parallel", [](const Scenario& x) { return yes_no(x.model.sequence_parallel); }},
+      {"model.context_parallel_size", [](const Scenario& x) { return QString::number(x.cp()); }},
+      {"model.cp_comm_type", [](const Scenario& x) { return QString::fromLatin1(to_string(x.comm_type_for_layer(0))); }},
+      {"model.hierarchical_context_parallel_sizes", [](const Scenario& x) {
+         const auto& h = x.model.hierarchical_context_parallel_sizes;
+         return h.size() == 2 ? QStringLiteral("[%1, %2]").arg(h[0]).arg(h[1]) : QString();
+       }},
+      {"model.pipeline_model_parallel_size", [](const Scenario& x) { return QString::number(x.pp()); }},
+      {"model.virtual_pipeline_model_parallel_size", [](const Scenario& x) { return QString::number(x.vpp()); }},
+      {"model.recompute_granularity", [](const Scenario& x) {
+         return x.model.recompute_granularity == RecomputeGranularity::None
+                    ? QStringLiteral("null") : QString::fromLatin1(to_string(x.model.recompute_granularity));
+       }},
+      {"model.recompute_method", [](const Scenario& x) { return QString::fromLatin1(to_string(x.model.recompute_method)); }},
+      {"model.recompute_num_layers", [](const Scenario& x) { return QString::number(x.model.recompute_num_layers); }},
+      {"train.mode", [](const Scenario& x) { return QString::fromLatin1(to_string(x.train.mode)); }},
+      {"train.global_batch_size", [](const Scenario& x) { return QString::number(x.global_batch()); }},
+      {"train.micro_batch_size", [](const Scenario& x) { return QString::number(x.train.micro_batch_size); }},
+      {"ddp.shard_parameters", [](const Scenario& x) { return yes_no(x.ddp.shard_parameters); }},
+      {"ddp.use_distributed_optimizer", [](const Scenario& x) { return yes_no(x.ddp.use_distributed_optimizer); }},
+      {"model.params_dtype", [](const Scenario& x) { return QString::fromLatin1(to_string(x.model.params_dtype)); }},
+      {"model.fp8", [](const Scenario& x) { return x.model.fp8.empty() ? QStringLiteral("null") : QString::fromStdString(x.model.fp8); }},
+      {"model.fp8_recipe", [](const Scenario& x) { return QString::fromStdString(x.model.fp8_recipe); }},
+      {"ddp.overlap_grad_reduce", [](const Scenario& x) { return yes_no(x.ddp.overlap_grad_reduce); }},
+      {"ddp.overlap_param_gather", [](const Scenario& x) { return yes_no(x.ddp.overlap_param_gather); }},
+      {"cluster.nodes", [](const Scenario& x) { return QString::number(x.cluster.nodes); }},
+      {"cluster.gpus_per_node", [](const Scenario& x) { return QString::number(x.cluster.gpus_per_node); }},
+      {"dist.order", [](const Scenario& x) { return QString::fromStdString(x.dist.order); }},
+  };
+  const auto it = get.find(path);
+  return it == get.end() ? QString() : it->second(s);
+}
 
 QString severity_name(Severity s) {
   return s == Severity::Error ? "error" : s == Severity::Warning ? "warning" : "note";
@@ -48,58 +122,82 @@ QString severity_name(Severity s) {
 
 }  // namespace
 
+QWidget* ScenarioEditor::make_editor(int field, QWidget* parent) {
+  const FieldSpec& f = kFields[field];
+  const QString path = QString::fromLatin1(f.path);
+  if (f.type == FieldSpec::Int) {
+    auto* sb = new QSpinBox(parent);
+    sb->setRange(0, 1 << 30);
+    connect(sb, &QSpinBox::valueChanged, this, [this, path](int v) {
+      if (!updating_) set_field(path, QString::number(v));
+    });
+    return sb;
+  }
+  if (f.type == FieldSpec::Bool) {
+    auto* cb = new QCheckBox(parent);
+    connect(cb, &QCheckBox::toggled, this, [this, path](bool v) {
+      if (!updating_) set_field(path, v ? QStringLiteral("true") : QStringLiteral("false"));
+    });
+    return cb;
+  }
+  if (f.type == FieldSpec::Choice) {
+    auto* cb = new QComboBox(parent);
+    cb->addItems(QString::fromLatin1(f.choices).split('|'));
+    connect(cb, &QComboBox::currentTextChanged, this, [this, path](const QString& v) {
+      if (!updating_) set_field(path, v);
+    });
+    return cb;
+  }
+  auto* le = new QLineEdit(parent);
+  connect(le, &QLineEdit::editingFinished, this, [this, path, le] {
+    if (!updating_) set_field(path, le->text().isEmpty() ? QStringLiteral("[]") : le->text());
+  });
+  return le;
+}
+
 ScenarioEditor::ScenarioEditor(QWidget* parent) : QWidget(parent) {
   auto* split = new QSplitter(Qt::Horizontal, this);
-  auto* form_host = new QWidget(split);
-  auto* form = new QFormLayout(form_host);
-  form->setFieldGrowthPolicy(QFormLayout::AllNonFixedFieldsGrow);
-  for (const auto& f : kFields) {
-    Field field;
-    QWidget* ed = nullptr;
-    const QString path = QString::fromLatin1(f.path);
-    if (f.type == FieldSpec::Int) {
-      auto* sb = new QSpinBox(form_host);
-      sb->setRange(0, 1 << 30);
-      connect(sb, &QSpinBox::valueChanged, this, [this, path](int v) {
-        if (!updating_) set_field(path, QString::number(v));
-      });
-      ed = sb;
-    } else if (f.type == FieldSpec::Choice) {
-      auto* cb = new QComboBox(form_host);
-      cb->addItems(QString::fromLatin1(f.choices).split('|'));
-      connect(cb, &QComboBox::currentTextChanged, this, [this, path](const QString& v) {
-        if (!updating_) set_field(path, v);
-      });
-      ed = cb;
-    } else {
-      auto* le = new QLineEdit(form_host);
-      connect(le, &QLineEdit::editingFinished, this, [this, path, le] {
-        if (!updating_) set_field(path, le->text().isEmpty() ? QStringLiteral("[]") : le->text());
-      });
-      ed = le;
+  auto* scroll = new QScrollArea(split);
+  scroll->setWidgetResizable(true);
+  auto* form_host = new QWidget(scroll);
+  auto* groups = new QVBoxLayout(form_host);
+  std::map<QString, QFormLayout*> forms;
+  for (int i = 0; i < static_cast<int>(std::size(kFields)); ++i) {
+    const FieldSpec& f = kFields[i];
+    const QString group = QString::fromLatin1(f.group);
+    if (!forms.count(group)) {
+      auto* box = new QGroupBox(group, form_host);
+      box->setObjectName("group." + group);
+      forms[group] = new QFormLayout(box);
+      forms[group]->setFieldGrowthPolicy(QFormLayout::AllNonFixedFieldsGrow);
+      groups->addWidget(box);
     }
+    QWidget* host = forms[group]->parentWidget();
+    const QString path = QString::fromLatin1(f.path);
+    QWidget* ed = make_editor(i, host);
     ed->setObjectName(path);
-    auto* msg = new QLabel(form_host);
+    ed->setToolTip(path);
+    auto* msg = new QLabel(host);
     msg->setWordWrap(true);
     msg->setStyleSheet("color: #b01818;");
     msg->hide();
-    auto* box = new QWidget(form_host);
+    auto* box = new QWidget(host);
     auto* v = new QVBoxLayout(box);
     v->setContentsMargins(0, 0, 0, 0);
     v->setSpacing(1);
     v->addWidget(ed);
     v->addWidget(msg);
-    form->addRow(QString::fromLatin1(f.label), box);
-    field.editor = ed;
-    field.message = msg;
-    fields_[path] = field;
+    forms[group]->addRow(QString::fromLatin1(f.label), box);
+    fields_[path] = Field{ed, msg};
   }
+  groups->addStretch(1);
+  scroll->setWidget(form_host);
   text_ = new QPlainTextEdit(split);
   QFont mono("monospace");
   mono.setStyleHint(QFont::TypeWriter);
   text_->setFont(mono);
   text_->setObjectName("yaml");
-  split->addWidget(form_host);
+  split->addWidget(scroll);
   split->addWidget(text_);
   split->setStretchFactor(1, 2);
   list_ = new QListWidget(this);
@@ -134,37 +232,16 @@ void ScenarioEditor::set_yaml(const QString& yaml, const QString& path) {
 QString ScenarioEditor::yaml() const { return text_->toPlainText(); }
 
 void ScenarioEditor::set_field(const QString& dotted, const QString& yaml_value) {
-  // Round trip through yaml-cpp (comments in the text are not kept once the form is used).
-  YAML::Node root;
-  try {
-    root = YAML::Load(text_->toPlainText().toStdString());
-  } catch (const YAML::Exception& e) {
+  // The value's line is edited in place: comments, blank lines and key order stay.
+  QString text = text_->toPlainText();
+  QString error;
+  if (!set_yaml_value(text, dotted, yaml_value, &error)) {
     list_->clear();
-    list_->addItem(tr("The YAML text does not parse (%1); fix it before using the form.").arg(QString::fromStdString(e.what())));
+    list_->addItem(error);
     return;
   }
-  if (!root.IsMap()) root = YAML::Node(YAML::NodeType::Map);
-  const QStringList parts = dotted.split('.');
-  YAML::Node value;
-  try {
-    value = YAML::Load(yaml_value.toStdString());
-  } catch (const YAML::Exception&) {
-    value = YAML::Node(yaml_value.toStdString());
-  }
-  if (parts.size() == 1) {
-    root[parts[0].toStdString()] = value;
-  } else {
-    YAML::Node section = root[parts[0].toStdString()];
-    if (!section.IsMap()) {
-      section = YAML::Node(YAML::NodeType::Map);
-      root[parts[0].toStdString()] = section;
-    }
-    section[parts[1].toStdString()] = value;
-  }
-  std::stringstream ss;
-  ss << root;
   updating_ = true;
-  text_->setPlainText(QString::fromStdString(ss.str()) + "\n");
+  text_->setPlainText(text);
   updating_ = false;
   validate_now();
 }
@@ -234,28 +311,14 @@ void ScenarioEditor::validate_now() {
 
 void ScenarioEditor::fill_form(const Scenario& s) {
   updating_ = true;
-  auto set_int = [&](const char* p, long long v) {
-    if (auto* sb = qobject_cast<QSpinBox*>(fields_[QString::fromLatin1(p)].editor)) sb->setValue(static_cast<int>(v));
-  };
-  auto set_text = [&](const char* p, const QString& v) {
-    QWidget* w = fields_[QString::fromLatin1(p)].editor;
+  for (const auto& f : kFields) {
+    QWidget* w = fields_[QString::fromLatin1(f.path)].editor;
+    const QString v = field_text(s, f.path);
+    if (auto* sb = qobject_cast<QSpinBox*>(w)) sb->setValue(v.toInt());
+    if (auto* cb = qobject_cast<QCheckBox*>(w)) cb->setChecked(v == "true");
     if (auto* le = qobject_cast<QLineEdit*>(w)) le->setText(v);
     if (auto* cb = qobject_cast<QComboBox*>(w)) cb->setCurrentText(v);
-  };
-  set_text("name", QString::fromStdString(s.name));
-  set_int("cluster.nodes", s.cluster.nodes);
-  set_int("cluster.gpus_per_node", s.cluster.gpus_per_node);
-  set_int("model.tensor_model_parallel_size", s.tp());
-  set_int("model.context_parallel_size", s.cp());
-  set_int("model.pipeline_model_parallel_size", s.pp());
-  set_text("model.cp_comm_type", QString::fromLatin1(to_string(s.comm_type_for_layer(0))));
-  const auto& h = s.model.hierarchical_context_parallel_sizes;
-  set_text("model.hierarchical_context_parallel_sizes",
-           h.size() == 2 ? QStringLiteral("[%1, %2]").arg(h[0]).arg(h[1]) : QString());
-  set_int("model.seq_length", s.model.seq_length);
-  set_int("model.num_attention_heads", s.model.num_attention_heads);
-  set_int("model.num_query_groups", s.model.num_query_groups);
-  set_text("model.attn_mask_type", QString::fromLatin1(to_string(s.model.attn_mask_type)));
+  }
   updating_ = false;
 }
 

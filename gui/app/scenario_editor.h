@@ -1,6 +1,8 @@
 #pragma once
-// Scenario editor: a form of the most used fields next to the YAML text, both editable and kept in
-// sync; live validation (load + validate, debounced) with each diagnostic shown under its field, as a
+// Scenario editor: a form of every field a planner changes (grouped as Megatron-Bridge groups its
+// configuration: model, train, ddp, optimizer, mixed precision, comm overlap, cluster) next to the
+// YAML text, both editable and kept in sync (a form edit rewrites only the value's line, so comments
+// stay); live validation (load + validate, debounced) with each diagnostic shown under its field, as a
 // wavy underline on its YAML line, and in a list.
 #include <QWidget>
 #include <map>
@@ -40,6 +42,7 @@ class ScenarioEditor : public QWidget {
 
  private:
   void fill_form(const Scenario& s);
+  QWidget* make_editor(int field, QWidget* parent);   // the input of kFields[field]
   struct Field {
     QWidget* editor = nullptr;
     QLabel* message = nullptr;

@@ -3,12 +3,19 @@
 #include <QApplication>
 #include <stdexcept>
 
-#include "gui/models/analytic_run.h"
+#include "gui/models/cp_sweep.h"
+#include "gui/models/prediction.h"
 #include "gui/models/csv_table.h"
 #include "gui/models/timeline_trace.h"
 #include "gui/views/chart_view.h"
 #include "gui/views/export.h"
+#include "engine/app/plan_run.h"
+#include "engine/app/step_trace.h"
+#include "gui/models/summary_model.h"
 #include "gui/views/layout_view.h"
+#include "gui/views/plan_panel.h"
+#include "gui/views/step_timeline_panel.h"
+#include "gui/views/summary_view.h"
 #include "gui/views/hp_step_view.h"
 #include "gui/views/ring_step_view.h"
 #include "gui/views/timeline_view.h"
@@ -33,9 +40,36 @@ bool fail(QString* error, const QString& msg) {
   return false;
 }
 
+// The summary of the application layer's prediction (the figures `hcpsim simulate` reports).
+bool shoot_summary(const ScreenshotRequest& r, const Scenario& s, QString* error) {
+  SummaryView v;
+  v.set_summary(summarize(default_predictor().predict(s, r.backend.toStdString()).report));
+  return finish(v, r, error);
+}
+
+// The planner's answer on the scenario's model (or on --gpus GPUs), best row picked.
+bool shoot_plan(const ScreenshotRequest& r, const Scenario& s, QString* error) {
+  planning::PlanOptions options;
+  options.gpus = r.gpus;
+  options.top = 200;
+  options.search = planning::PlanSearch{};
+  PlanPanel v;
+  v.set_scenario(std::make_shared<const Scenario>(s));
+  if (r.gpus > 0) v.set_gpus(r.gpus);
+  v.set_outcome(app::plan_layouts(s, options), s.cluster.gpu.memory_bytes / (1024.0 * 1024.0 * 1024.0));
+  return finish(v, r, error);
+}
+
+// The whole training step (the trace `hcpsim simulate --step-trace` writes).
+bool shoot_step_timeline(const ScreenshotRequest& r, const Scenario& s, QString* error) {
+  StepTimelinePanel v;
+  v.set_trace(app::predict_step_trace(s, r.backend.toStdString()));
+  return finish(v, r, error);
+}
+
 }  // namespace
 
-QString screenshot_views() { return QStringLiteral("layout, ring, timeline, chart"); }
+QString screenshot_views() { return QStringLiteral("layout, ring, timeline, chart, summary, plan, step-timeline"); }
 
 bool render_screenshot(const ScreenshotRequest& r, const Scenario* s, QString* error) {
   try {
@@ -77,10 +111,15 @@ bool render_screenshot(const ScreenshotRequest& r, const Scenario* s, QString* e
       TimelineView v;
       std::optional<TimelineTrace> meas;
       if (!r.measured.isEmpty()) meas = load_chrome_trace(r.measured.toStdString());
-      // Without --trace: the analytic backend, in-process.
-      TimelineTrace pred = r.trace.isEmpty() ? from_engine_trace(run_analytic(*s)) : load_chrome_trace(r.trace.toStdString());
+      // Without --trace: the application layer with the analytic backend, the whole simulated layer.
+      TimelineTrace pred = r.trace.isEmpty() ? from_engine_trace(default_predictor().predict(*s, "analytic").trace) : load_chrome_trace(r.trace.toStdString());
       v.set_traces(std::move(pred), std::move(meas));
       return finish(v, r, error);
+    }
+    if (r.view == "summary" || r.view == "plan" || r.view == "step-timeline") {
+      if (!s) return fail(error, r.view + ": needs a scenario FILE");
+      if (r.view == "step-timeline") return shoot_step_timeline(r, *s, error);
+      return r.view == "summary" ? shoot_summary(r, *s, error) : shoot_plan(r, *s, error);
     }
     if (r.view == "chart") {
       ChartView v;

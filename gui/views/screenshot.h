@@ -10,7 +10,7 @@
 namespace hcpsim::gui {
 
 struct ScreenshotRequest {
-  QString view;            // layout | ring | timeline | chart
+  QString view;            // layout | ring | timeline | chart | summary | plan | step-timeline
   QString out;             // .png or .svg
   QSize size{1200, 800};   // pixels
   QString color_by = QStringLiteral("cp");   // layout: tp | cp | dp | pp | a2a | ring
@@ -21,6 +21,8 @@ struct ScreenshotRequest {
   QString measured;        // timeline overlay / chart predicted-vs-measured
   QString csv;             // chart: sweep table
   QString x, y, series;    // chart columns (empty = guess)
+  QString backend;         // summary, step-timeline: the prediction's backend ("" = the scenario's simulation.backend)
+  int gpus = 0;            // plan: GPUs to plan for (0 = the scenario's world size)
 };
 
 // Valid VIEW names, for messages.

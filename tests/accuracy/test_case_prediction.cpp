@@ -6,7 +6,8 @@
 
 #include "engine/accuracy/case_loader.h"
 #include "engine/accuracy/case_prediction.h"
-#include "engine/report/simulate.h"
+#include "engine/app/engine_backends.h"
+#include "engine/app/simulate.h"
 #include "engine/scenario/loader.h"
 #include "engine/scenario/schema.h"
 

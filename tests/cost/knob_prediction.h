@@ -6,9 +6,9 @@
 #include <vector>
 
 #include "engine/analytic/analytic_backend.h"
-#include "engine/report/simulate.h"
+#include "engine/app/simulate.h"
 #include "engine/scenario/loader.h"
-#include "engine/scenario/validate.h"
+#include "engine/validate/validate.h"
 
 namespace hcpsim::test {
 

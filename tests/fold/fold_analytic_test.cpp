@@ -10,8 +10,8 @@
 #include <unistd.h>
 
 #include "engine/analytic/analytic_backend.h"
+#include "engine/app/simulate.h"
 #include "engine/fold/fold_plan.h"
-#include "engine/report/simulate.h"
 #include "engine/scenario/loader.h"
 #include "engine/trace/trace.h"
 #include "tests/fold/fold_test_util.h"

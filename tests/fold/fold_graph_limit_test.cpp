@@ -1,14 +1,14 @@
 // The task-graph size limit counts the graph that is built: one fold unit for a job of identical
-// replicas, every rank otherwise (engine/scenario/feasibility.h).
+// replicas, every rank otherwise (engine/validate/feasibility.h).
 #include <gtest/gtest.h>
 
 #include <string>
 
 #include "engine/analytic/analytic_backend.h"
+#include "engine/app/simulate.h"
 #include "engine/fold/fold_plan.h"
-#include "engine/report/simulate.h"
-#include "engine/scenario/feasibility.h"
-#include "engine/scenario/validate.h"
+#include "engine/validate/feasibility.h"
+#include "engine/validate/validate.h"
 #include "tests/fold/fold_test_util.h"
 
 namespace hcpsim {

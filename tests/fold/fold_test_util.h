@@ -5,7 +5,7 @@
 
 #include <string>
 
-#include "engine/report/simulate.h"
+#include "engine/app/simulate.h"
 #include "tests/support/llama3_models.h"
 
 namespace hcpsim::test {

@@ -2,13 +2,14 @@
 
 #include <sstream>
 
+#include "engine/app/engine_backends.h"
+#include "engine/app/simulate.h"
 #include "engine/backend/backend.h"
 #include "engine/core/internal_error.h"
 #include "engine/report/report_guard.h"
-#include "engine/report/simulate.h"
-#include "engine/scenario/feasibility.h"
 #include "engine/scenario/loader.h"
-#include "engine/scenario/validate.h"
+#include "engine/validate/feasibility.h"
+#include "engine/validate/validate.h"
 
 namespace hcpsim::fuzz {
 

@@ -12,7 +12,7 @@
 #include <sstream>
 
 #include "engine/analytic/analytic_backend.h"
-#include "engine/report/simulate.h"
+#include "engine/app/simulate.h"
 #include "engine/scenario/loader.h"
 
 namespace hcpsim {

@@ -2,6 +2,7 @@
 // Double-precision CPU reference of masked (GQA) attention forward and backward, written from the
 // definitions: S = scale * Q K^T, P = softmax(S + mask), O = P V, lse = log sum exp(S);
 // dV = P^T dO, dP = dO V^T, dS = P * (dP - rowsum(dO * O)), dQ = scale dS K, dK = scale dS^T Q.
+#include <algorithm>
 #include <cmath>
 #include <cstdint>
 #include <limits>
@@ -37,37 +38,41 @@ struct RefDims {
   }
 };
 
+// O row (dim values) and LSE of query row i of head h, batch b; O = 0, LSE = -inf when it sees nothing.
+inline double ref_forward_row(const RefDims& d, HostView q, HostView k, HostView v, int b, int h, int i, double* o) {
+  const int hk = h / (d.heads / d.kv_heads);
+  std::vector<double> s(d.kv_len, -std::numeric_limits<double>::infinity());
+  double mx = -std::numeric_limits<double>::infinity();
+  for (int j = 0; j < d.kv_len; ++j) {
+    if (!d.visible(i, j)) continue;
+    double dot = 0;
+    for (int c = 0; c < d.dim; ++c) dot += q.at(b, i, h, c) * k.at(b, j, hk, c);
+    s[j] = dot * d.scale();
+    mx = std::max(mx, s[j]);
+  }
+  for (int c = 0; c < d.dim; ++c) o[c] = 0;
+  if (mx == -std::numeric_limits<double>::infinity()) return mx;
+  double sum = 0;
+  for (int j = 0; j < d.kv_len; ++j)
+    if (d.visible(i, j)) sum += std::exp(s[j] - mx);
+  for (int j = 0; j < d.kv_len; ++j) {
+    if (!d.visible(i, j)) continue;
+    const double p = std::exp(s[j] - mx) / sum;
+    for (int c = 0; c < d.dim; ++c) o[c] += p * v.at(b, j, hk, c);
+  }
+  return mx + std::log(sum);
+}
+
 // o: dense [b, q, h, d]; lse: [b, h, q] (-inf for rows that see nothing, with o = 0).
 inline void ref_forward(const RefDims& d, HostView q, HostView k, HostView v, std::vector<double>& o,
                         std::vector<double>& lse) {
   o.assign(static_cast<std::size_t>(d.batch) * d.q_len * d.heads * d.dim, 0.0);
   lse.assign(static_cast<std::size_t>(d.batch) * d.heads * d.q_len, -std::numeric_limits<double>::infinity());
-  const int group = d.heads / d.kv_heads;
-  std::vector<double> s(d.kv_len);
   for (int b = 0; b < d.batch; ++b)
     for (int h = 0; h < d.heads; ++h)
-      for (int i = 0; i < d.q_len; ++i) {
-        const int hk = h / group;
-        double mx = -std::numeric_limits<double>::infinity();
-        for (int j = 0; j < d.kv_len; ++j) {
-          if (!d.visible(i, j)) continue;
-          double dot = 0;
-          for (int c = 0; c < d.dim; ++c) dot += q.at(b, i, h, c) * k.at(b, j, hk, c);
-          s[j] = dot * d.scale();
-          mx = std::max(mx, s[j]);
-        }
-        if (mx == -std::numeric_limits<double>::infinity()) continue;
-        double sum = 0;
-        for (int j = 0; j < d.kv_len; ++j)
-          if (d.visible(i, j)) sum += std::exp(s[j] - mx);
-        lse[(static_cast<std::size_t>(b) * d.heads + h) * d.q_len + i] = mx + std::log(sum);
-        double* out = &o[((static_cast<std::size_t>(b) * d.q_len + i) * d.heads + h) * d.dim];
-        for (int j = 0; j < d.kv_len; ++j) {
-          if (!d.visible(i, j)) continue;
-          const double p = std::exp(s[j] - mx) / sum;
-          for (int c = 0; c < d.dim; ++c) out[c] += p * v.at(b, j, hk, c);
-        }
-      }
+      for (int i = 0; i < d.q_len; ++i)
+        lse[(static_cast<std::size_t>(b) * d.heads + h) * d.q_len + i] =
+            ref_forward_row(d, q, k, v, b, h, i, &o[((static_cast<std::size_t>(b) * d.q_len + i) * d.heads + h) * d.dim]);
 }
 
 // dq: dense [b, q, h, d]; dk, dv: dense [b, kv, kv_heads, d].

@@ -9,8 +9,8 @@
 
 #include "engine/layout/rank_layout.h"
 #include "engine/scenario/loader.h"
-#include "engine/scenario/validate.h"
 #include "engine/schedule/build.h"
+#include "engine/validate/validate.h"
 #include "kernels/emulated_run.h"
 #include "kernels/task_timer.h"
 #include "test_files.h"

@@ -16,7 +16,7 @@
 #include "engine/planning/point_eval.h"
 #include "engine/planning/sweep_spec.h"
 #include "engine/scenario/loader.h"
-#include "engine/scenario/validate.h"
+#include "engine/validate/validate.h"
 
 namespace hcpsim::planning {
 namespace {

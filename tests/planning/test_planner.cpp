@@ -8,7 +8,7 @@
 #include "engine/memory/memory_model.h"
 #include "engine/planning/planner.h"
 #include "engine/scenario/loader.h"
-#include "engine/scenario/validate.h"
+#include "engine/validate/validate.h"
 #include "tests/support/llama3_models.h"
 
 namespace hcpsim::planning {

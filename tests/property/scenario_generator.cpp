@@ -6,7 +6,7 @@
 #include <stdexcept>
 #include <vector>
 
-#include "engine/scenario/field_ranges.h"
+#include "engine/validate/field_ranges.h"
 
 namespace hcpsim::test {
 

@@ -1,6 +1,6 @@
 #pragma once
 // Seeded random scenarios for the property test: every numeric field drawn over its whole valid range
-// (engine/scenario/field_ranges.h; log-uniform, with the range ends themselves drawn often), the
+// (engine/validate/field_ranges.h; log-uniform, with the range ends themselves drawn often), the
 // parallel sizes drawn so that they usually satisfy Megatron's divisibility rules, and the cluster
 // kept small (<= 32 GPUs, <= 3 simulated layers) so that a few hundred simulations take seconds.
 #include <cstdint>

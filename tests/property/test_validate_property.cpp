@@ -5,12 +5,13 @@
 
 #include <cmath>
 
+#include "engine/app/engine_backends.h"
+#include "engine/app/simulate.h"
 #include "engine/backend/backend.h"
 #include "engine/core/internal_error.h"
 #include "engine/report/report_guard.h"
-#include "engine/report/simulate.h"
 #include "engine/scenario/loader.h"
-#include "engine/scenario/validate.h"
+#include "engine/validate/validate.h"
 #include "scenario_generator.h"
 #ifdef HCPSIM_HAVE_SIMGRID
 #include "sim/simgrid_backend.h"

@@ -13,8 +13,8 @@
 #include <unistd.h>
 
 #include "engine/analytic/analytic_backend.h"
+#include "engine/app/simulate.h"
 #include "engine/report/critical_path.h"
-#include "engine/report/simulate.h"
 #include "engine/scenario/loader.h"
 #include "engine/schedule/build.h"
 #include "engine/trace/chrome_trace_writer.h"

@@ -1,4 +1,4 @@
-// The trace file written during the run (engine/report/trace_during_run.h): the published prefix of
+// The trace file written during the run (engine/app/trace_during_run.h): the published prefix of
 // task times (TaskProgress, TaskTimesSink), a reader that waits for it on another thread, and runs
 // that fail or record their tasks out of order while a trace file is being written.
 #include <gtest/gtest.h>
@@ -15,7 +15,7 @@
 #include <unistd.h>
 
 #include "engine/analytic/analytic_backend.h"
-#include "engine/report/simulate.h"
+#include "engine/app/simulate.h"
 #include "engine/scenario/loader.h"
 #include "engine/schedule/build.h"
 #include "engine/trace/chrome_trace_writer.h"

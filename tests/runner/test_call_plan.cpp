@@ -9,8 +9,8 @@
 
 #include "engine/layout/rank_layout.h"
 #include "engine/scenario/loader.h"
-#include "engine/scenario/validate.h"
 #include "engine/schedule/build.h"
+#include "engine/validate/validate.h"
 #include "kernels/call_plan.h"
 
 namespace hcpsim {

@@ -6,7 +6,7 @@
 #include <vector>
 
 #include "engine/scenario/loader.h"
-#include "engine/scenario/validate.h"
+#include "engine/validate/validate.h"
 
 namespace hcpsim::test {
 

@@ -1,4 +1,4 @@
-// Valid ranges (engine/scenario/field_ranges.h), the whole-scenario feasibility checks
+// Valid ranges (engine/validate/field_ranges.h), the whole-scenario feasibility checks
 // (feasibility.h) and the cap on kept diagnostics.
 #include <gtest/gtest.h>
 
@@ -6,9 +6,9 @@
 #include <cstdio>
 #include <set>
 
-#include "engine/scenario/feasibility.h"
-#include "engine/scenario/field_ranges.h"
 #include "engine/scenario/schema.h"
+#include "engine/validate/feasibility.h"
+#include "engine/validate/field_ranges.h"
 #include "scenario_fixture.h"
 
 namespace hcpsim {

@@ -2,7 +2,7 @@
 // guide, each with its message, the field it names, its FILE:LINE:COL position and its hints.
 #include "scenario_fixture.h"
 
-#include "engine/scenario/validate_hyperparallel.h"
+#include "engine/validate/validate_hyperparallel.h"
 
 namespace hcpsim {
 namespace {

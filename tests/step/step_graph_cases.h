@@ -6,10 +6,10 @@
 #include <string>
 #include <vector>
 
+#include "engine/app/simulate.h"
 #include "engine/backend/backend.h"
 #include "engine/cost/cost_model.h"
 #include "engine/layout/rank_layout.h"
-#include "engine/report/simulate.h"
 #include "engine/step/step_graph.h"
 
 namespace hcpsim::step::testing {

@@ -6,11 +6,12 @@
 #include <cmath>
 #include <set>
 
+#include "engine/app/engine_backends.h"
 #include "engine/backend/backend.h"
 #include "engine/planning/planner.h"
 #include "engine/planning/point_eval.h"
 #include "engine/scenario/loader.h"
-#include "engine/scenario/validate.h"
+#include "engine/validate/validate.h"
 
 namespace hcpsim::planning {
 namespace {

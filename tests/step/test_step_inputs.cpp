@@ -8,7 +8,7 @@
 #include "engine/graph/task_graph.h"
 #include "engine/memory/memory_model.h"
 #include "engine/scenario/loader.h"
-#include "engine/scenario/validate.h"
+#include "engine/validate/validate.h"
 
 namespace hcpsim {
 namespace {

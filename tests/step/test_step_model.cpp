@@ -6,9 +6,9 @@
 #include <cmath>
 
 #include "engine/analytic/analytic_backend.h"
+#include "engine/app/simulate.h"
 #include "engine/cost/cost_model.h"
 #include "engine/memory/memory_model.h"
-#include "engine/report/simulate.h"
 #include "engine/step/model_flops.h"
 #include "engine/step/step_model.h"
 #include "tests/support/llama3_models.h"

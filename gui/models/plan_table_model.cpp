@@ -1,0 +1,115 @@
+#include "gui/models/plan_table_model.h"
+
+#include <cmath>
+
+#include "engine/planning/sweep_result.h"
+
+namespace hcpsim::gui {
+namespace {
+
+double metric(const planning::PlanEntry& e, const char* name) { return planning::metric_value(e.result, name); }
+
+QString number(double v, int precision) { return std::isnan(v) ? QStringLiteral("-") : QString::number(v, 'f', precision); }
+
+}  // namespace
+
+PlanTableModel::PlanTableModel(QObject* parent) : QAbstractTableModel(parent) {}
+
+void PlanTableModel::set_outcome(planning::PlanOutcome out) {
+  beginResetModel();
+  out_ = std::move(out);
+  endResetModel();
+}
+
+const planning::PlanEntry* PlanTableModel::entry(int row) const {
+  return row >= 0 && row < static_cast<int>(out_.best.size()) ? &out_.best[static_cast<std::size_t>(row)] : nullptr;
+}
+
+int PlanTableModel::rowCount(const QModelIndex& parent) const {
+  return parent.isValid() ? 0 : static_cast<int>(out_.best.size());
+}
+
+int PlanTableModel::columnCount(const QModelIndex& parent) const { return parent.isValid() ? 0 : ColumnCount; }
+
+QVariant PlanTableModel::data(const QModelIndex& index, int role) const {
+  const planning::PlanEntry* e = entry(index.row());
+  if (!e) return {};
+  if (role == Qt::ToolTipRole) return QString::fromStdString(e->explanation);
+  double v = 0;
+  QString text;
+  switch (index.column()) {
+    case Rank: v = index.row() + 1; text = QString::number(v); break;
+    case Layout:
+      if (role == Qt::DisplayRole || role == Qt::UserRole) return QString::fromStdString(e->candidate.label());
+      return {};
+    case StepTime: v = metric(*e, "step_s"); text = number(v, 3) + " s"; break;
+    case TokensPerGpu: v = metric(*e, "tokens_per_s_per_gpu"); text = number(v, 0); break;
+    case Mfu: v = 100 * metric(*e, "mfu"); text = number(v, 1) + " %"; break;
+    case MemoryGiB: v = metric(*e, "memory_per_gpu_gib"); text = number(v, 1); break;
+    case Bubble: v = 100 * metric(*e, "pipeline_bubble_fraction"); text = number(v, 1) + " %"; break;
+    case ExposedComm: v = 1e3 * metric(*e, "exposed_comm_s"); text = number(v, 2) + " ms"; break;
+    default: return {};
+  }
+  if (role == Qt::UserRole) return v;
+  if (role == Qt::DisplayRole) return text;
+  if (role == Qt::TextAlignmentRole) return int(Qt::AlignRight | Qt::AlignVCenter);
+  return {};
+}
+
+QVariant PlanTableModel::headerData(int section, Qt::Orientation o, int role) const {
+  if (o != Qt::Horizontal || role != Qt::DisplayRole) return {};
+  static const char* names[] = {"#", "layout", "step time", "tokens/s per GPU", "MFU", "memory per GPU (GiB)",
+                                "bubble", "exposed comm (layer)"};
+  return section >= 0 && section < ColumnCount ? QString::fromLatin1(names[section]) : QVariant();
+}
+
+PlanFilterModel::PlanFilterModel(QObject* parent) : QSortFilterProxyModel(parent) { setSortRole(Qt::UserRole); }
+
+void PlanFilterModel::set_layout_text(const QString& text) {
+  text_ = text;
+  invalidateFilter();
+}
+
+void PlanFilterModel::set_max_memory_gib(double gib) {
+  max_gib_ = gib;
+  invalidateFilter();
+}
+
+bool PlanFilterModel::filterAcceptsRow(int row, const QModelIndex& parent) const {
+  const QAbstractItemModel* m = sourceModel();
+  const QString layout = m->data(m->index(row, PlanTableModel::Layout, parent), Qt::UserRole).toString();
+  if (!text_.isEmpty() && !layout.contains(text_, Qt::CaseInsensitive)) return false;
+  const double gib = m->data(m->index(row, PlanTableModel::MemoryGiB, parent), Qt::UserRole).toDouble();
+  return max_gib_ <= 0 || gib <= max_gib_;
+}
+
+std::vector<CompareRow> compare_entries(const planning::PlanEntry& a, const planning::PlanEntry& b) {
+  std::vector<CompareRow> rows;
+  auto field = [&](const char* name, const QString& x, const QString& y) {
+    rows.push_back({QString::fromLatin1(name), x, y, x == y ? QStringLiteral("same") : QStringLiteral("differs")});
+  };
+  const planning::PlanCandidate &ca = a.candidate, &cb = b.candidate;
+  auto n = [](int v) { return QString::number(v); };
+  field("layout", QString::fromStdString(ca.label()), QString::fromStdString(cb.label()));
+  field("tp", n(ca.tp), n(cb.tp));
+  field("cp", n(ca.cp), n(cb.cp));
+  field("cp_comm_type", QString::fromStdString(ca.comm_label()), QString::fromStdString(cb.comm_label()));
+  field("pp", n(ca.pp), n(cb.pp));
+  field("vpp", n(ca.vpp), n(cb.vpp));
+  field("dp", n(ca.dp), n(cb.dp));
+  field("micro_batch_size", n(ca.mbs), n(cb.mbs));
+  field("recompute", QString::fromLatin1(to_string(ca.recompute)), QString::fromLatin1(to_string(cb.recompute)));
+  field("distributed_optimizer", ca.distributed_optimizer ? "on" : "off", cb.distributed_optimizer ? "on" : "off");
+  field("order", QString::fromStdString(ca.order), QString::fromStdString(cb.order));
+  for (const std::string& m : planning::metric_names()) {
+    const double x = planning::metric_value(a.result, m), y = planning::metric_value(b.result, m);
+    if (std::isnan(x) && std::isnan(y)) continue;
+    auto text = [](double v) { return std::isnan(v) ? QStringLiteral("-") : QString::number(v, 'g', 5); };
+    QString d = std::isnan(x) || std::isnan(y) ? QStringLiteral("-") : QString::number(y - x, 'g', 4);
+    if (!std::isnan(x) && !std::isnan(y) && x != 0) d += QStringLiteral(" (%1%2 %)").arg(y >= x ? "+" : "").arg(100 * (y - x) / x, 0, 'f', 1);
+    rows.push_back({QString::fromStdString(m), text(x), text(y), d});
+  }
+  return rows;
+}
+
+}  // namespace hcpsim::gui
