@@ -164,3 +164,20 @@ TEST(CliSimulate, VerboseListsTheEfficiencySources) {
 
 }  // namespace
 }  // namespace hcpsim
+
+namespace hcpsim {
+namespace {
+
+TEST(CliPlan, AnalyticNotesThatNicSharingIsNotPriced) {
+  const std::string f = std::string(HCPSIM_SOURCE_DIR) + "/scenarios/llama3-8b-64k-dgx-h100-p2p.yaml";
+  const char* note = "backend analytic does not share links between concurrent flows";
+  const auto two_nodes = test::run_hcpsim("plan '" + f + "' --gpus 16 --top 1", scratch("plan16"));
+  EXPECT_EQ(two_nodes.exit_code, 0) << two_nodes.err;
+  EXPECT_NE(two_nodes.out.find(note), std::string::npos) << two_nodes.out;
+  const auto one_node = test::run_hcpsim("plan '" + f + "' --gpus 8 --top 1", scratch("plan8"));
+  EXPECT_EQ(one_node.exit_code, 0) << one_node.err;
+  EXPECT_EQ(one_node.out.find(note), std::string::npos) << one_node.out;   // one node: no NIC to share
+}
+
+}  // namespace
+}  // namespace hcpsim
