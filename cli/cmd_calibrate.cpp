@@ -105,7 +105,8 @@ void add_calibrate_command(CLI::App& app, CliContext& ctx) {
                  "GPUs, needs 2 or more). The file is the format of `cluster.calibration` (docs/metrics.md \"Calibration file format\").",
        .examples = {{{"hcpsim calibrate scenarios/llama3-8b-64k-dgx-h100-p2p.yaml --quick --out calib.yaml"}},
                     {{"hcpsim simulate scenarios/llama3-8b-64k-dgx-h100-p2p.yaml cluster.calibration=calib.yaml --trace predicted.json"}},
-                    {{"hcpsim calibrate scenarios/llama3-8b-64k-dgx-h100-p2p.yaml --from-trace profiles/ --out calib.yaml"}, "from your own run's traces"}}}));
+                    {{"hcpsim calibrate scenarios/llama3-8b-64k-dgx-h100-p2p.yaml --from-trace tests/data/measured/megatron-llama3-8b-64k-p2p --out fitted.yaml"},
+                     "from a profiled run's traces (no GPU needed)"}}}));
   cmd->callback([args, &ctx]() {
     std::string file;
     std::vector<std::string> overrides;

@@ -79,8 +79,8 @@ void add_compare_command(CLI::App& app, CliContext& ctx) {
                     {{"hcpsim simulate scenarios/llama3-8b-64k-dgx-h100-p2p.yaml --trace measured.json"}, "or `hcpsim run` on GPUs"},
                     {{"hcpsim compare predicted.json measured.json"}},
                     {{"hcpsim compare predicted.json measured.json --format json --worst 20"}},
-                    {{"hcpsim compare predicted.json profiles/"}, "a folder of PyTorch profiler traces, one per rank"},
-                    {{"hcpsim compare predicted.json rank0.sqlite rank1.sqlite"}, "Nsight Systems exports"}}}));
+                    {{"hcpsim compare predicted.json tests/data/measured/megatron-llama3-8b-64k-p2p"},
+                     "a folder of PyTorch profiler traces, one per rank (or Nsight Systems .sqlite exports)"}}}));
   cmd->callback([args, &ctx]() {
     Trace predicted, measured;
     try {

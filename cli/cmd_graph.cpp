@@ -8,6 +8,7 @@
 #include "cli/verbosity.h"
 #include "engine/app/help_footer.h"
 #include "engine/graph/graph_export.h"
+#include "engine/schedule/graph_text.h"
 #include "engine/layout/rank_layout.h"
 #include "engine/schedule/build.h"
 #include "engine/validate/feasibility.h"

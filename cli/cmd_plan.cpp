@@ -11,10 +11,12 @@
 #include "cli/commands.h"
 #include "cli/mpi_job.h"
 #include "cli/scenario_args.h"
+#include "engine/accuracy/error_band.h"
+#include "engine/accuracy/error_band_json.h"
 #include "engine/app/backend_catalog.h"
 #include "engine/app/help_footer.h"
+#include "engine/app/point_eval.h"
 #include "engine/planning/planner.h"
-#include "engine/planning/point_eval.h"
 #include "engine/scenario/loader.h"
 #include "engine/validate/validate.h"
 
@@ -38,6 +40,14 @@ std::string fixed(double v, int prec) {
   char buf[32];
   std::snprintf(buf, sizeof buf, "%.*f", prec, v);
   return buf;
+}
+
+// " (band A .. B)": the range of tokens/s per GPU that the error band of the candidate's class gives
+// (engine/accuracy/error_band.h); "" without a band.
+std::string band_text(const Scenario& s, double tokens_per_s_per_gpu) {
+  const auto b = accuracy::error_band_for(s);
+  if (!b) return "";
+  return " (band " + fixed(b->rate_low(tokens_per_s_per_gpu), 1) + " .. " + fixed(b->rate_high(tokens_per_s_per_gpu), 1) + ")";
 }
 
 // Under mpirun (`job` set) every rank enumerates the same candidates and predicts its share of the
@@ -149,6 +159,8 @@ int run_plan_command(const PlanArgs& a, MpiJob* job) {
       b["recompute"] = to_string(e.candidate.recompute);
       b["use_distributed_optimizer"] = e.candidate.distributed_optimizer;
       b["sequence_parallel"] = e.candidate.tp > 1;
+      b["error_band"] = accuracy::error_band_json(accuracy::error_band_for(e.scenario), e.result.metrics.step_s,
+                                                  e.result.metrics.tokens_per_s_per_gpu);
       b["explanation"] = e.explanation;
       j["best"].push_back(b);
     }
@@ -168,11 +180,12 @@ int run_plan_command(const PlanArgs& a, MpiJob* job) {
       if (prefill)
         std::printf("%d. %s\n   TTFT %s s | prefill of the batch %s s | %s tokens/s per GPU | MFU %s%% | %s GiB per GPU\n   %s\n",
                     ++rank, e.candidate.label().c_str(), fixed(m.ttft_s, 3).c_str(), fixed(m.step_s, 3).c_str(),
-                    fixed(m.tokens_per_s_per_gpu, 1).c_str(), fixed(100.0 * m.mfu, 1).c_str(),
+                    (fixed(m.tokens_per_s_per_gpu, 1) + band_text(e.scenario, m.tokens_per_s_per_gpu)).c_str(), fixed(100.0 * m.mfu, 1).c_str(),
                     fixed(e.memory.total_bytes / (1024.0 * 1024 * 1024), 1).c_str(), e.explanation.c_str());
       else
-        std::printf("%d. %s\n   %s tokens/s per GPU | step %s s | MFU %s%% | bubble %s%% | attention fwd %s ms, bwd %s ms | %s GiB per GPU\n   %s\n",
+        std::printf("%d. %s\n   %s tokens/s per GPU%s | step %s s | MFU %s%% | bubble %s%% | attention fwd %s ms, bwd %s ms | %s GiB per GPU\n   %s\n",
                     ++rank, e.candidate.label().c_str(), fixed(m.tokens_per_s_per_gpu, 1).c_str(),
+                    band_text(e.scenario, m.tokens_per_s_per_gpu).c_str(),
                     fixed(m.step_s, 3).c_str(), fixed(100.0 * m.mfu, 1).c_str(),
                     fixed(100.0 * m.pipeline_bubble_fraction, 1).c_str(),
                     fixed(m.attention_forward_s * 1e3, 2).c_str(), fixed(m.attention_backward_s * 1e3, 2).c_str(),

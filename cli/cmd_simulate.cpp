@@ -15,7 +15,6 @@
 #include "engine/app/prediction.h"
 #include "engine/app/step_trace.h"
 #include "engine/cost/route.h"
-#include "engine/fold/fold_plan.h"
 #include "engine/trace/trace_filter.h"
 #include "engine/trace/trace_output.h"
 #ifdef HCPSIM_HAVE_SIMGRID
@@ -93,12 +92,10 @@ int run(const SimulateArgs& args) {
       std::cerr << "hcpsim simulate: error: " << e.what() << '\n';
       return 2;
     }
-    if (!opt.replicas_once && !quiet()) {
-      const FoldPlan would = plan_fold(s);
-      if (would.folded)
-        std::cerr << "hcpsim simulate: note: --trace without --trace-ranks simulates all " << would.represented_ranks
-                  << " GPUs (folded: " << would.simulated_ranks << "); --trace-ranks keeps the run folded\n";
-    }
+    const FoldPlan fold = plan_simulation(s, opt);
+    if (fold.unit_ranks_if_allowed > 0 && !quiet())
+      std::cerr << "hcpsim simulate: note: --trace without --trace-ranks simulates all " << fold.represented_ranks
+                << " GPUs (folded: " << fold.unit_ranks_if_allowed << "); --trace-ranks keeps the run folded\n";
     opt.progress = [](std::size_t done, std::size_t total, double t) {
       if (total >= 200000 && !quiet()) std::cerr << "simulate: " << done << "/" << total << " tasks, simulated time " << t << " s\n";
     };
@@ -108,7 +105,7 @@ int run(const SimulateArgs& args) {
       };
     SimulationResult r;
     try {
-      r = app::predict(s, args.backend, opt);
+      r = app::predict(s, fold, args.backend, opt);
     } catch (const TraceWriteError& e) {
       std::cerr << "hcpsim simulate: error: --trace: " << e.what() << '\n';
       return 1;
@@ -118,7 +115,7 @@ int run(const SimulateArgs& args) {
       for (const EfficiencySource& e : r.report.efficiency_sources) std::cerr << "  " << describe(e) << '\n';
     }
     if (!args.step_trace_path.empty() &&
-        !write_trace_file(app::predict_step_trace(s, args.backend), args.step_trace_path, "simulate"))
+        !write_trace_file(app::predict_step_trace(s, args.backend), args.step_trace_path, "simulate", "--step-trace"))
       return 1;
     if (args.format == "json") std::cout << report_to_json(r.report);
     else if (args.format == "csv") std::cout << report_to_csv(r.report);

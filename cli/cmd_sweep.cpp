@@ -19,7 +19,7 @@
 #include "cli/verbosity.h"
 #include "engine/app/backend_catalog.h"
 #include "engine/app/help_footer.h"
-#include "engine/planning/point_eval.h"
+#include "engine/app/point_eval.h"
 #include "engine/planning/sweep_chart.h"
 #include "engine/planning/sweep_merge.h"
 #include "engine/planning/sweep_runner.h"

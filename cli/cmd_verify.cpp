@@ -8,6 +8,7 @@
 #include "cli/scenario_args.h"
 #include "engine/app/help_footer.h"
 #include "engine/reference/verify.h"
+#include "engine/schedule/schedule_descriptor.h"
 
 namespace hcpsim::cli {
 
@@ -24,9 +25,7 @@ struct VerifyArgs {
 
 bool needs_pitfall(const Scenario& s) {
   if (!s.model.hierarchical_context_parallel_sizes.empty()) return false;
-  for (CpCommType t : s.model.cp_comm_type)
-    if (t == CpCommType::A2AP2P) return true;
-  return false;
+  return schedule::any_layer(s, [](const schedule::ScheduleDescriptor& d) { return d.hierarchical(); });
 }
 
 }  // namespace
@@ -53,7 +52,7 @@ void add_verify_command(CLI::App& app, CliContext& ctx) {
     Scenario s = original;
     if (pitfall && needs_pitfall(original))   // give the rules a consistent (unused) layout
       for (auto& t : s.model.cp_comm_type)
-        if (t == CpCommType::A2AP2P) t = CpCommType::P2P;
+        if (schedule::schedule_of(t).hierarchical()) t = schedule::flat_ring_schedule().kind;
     s = reference::shrink_for_cpu(s);
     reference::VerifyOptions opt;
     opt.exec.use_float = args->use_float;

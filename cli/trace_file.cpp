@@ -8,7 +8,7 @@
 
 namespace hcpsim::cli {
 
-bool write_trace_file(const Trace& t, const std::string& path, const std::string& command) {
+bool write_trace_file(const Trace& t, const std::string& path, const std::string& command, const std::string& option) {
   try {
     const std::unique_ptr<TraceOutput> out = open_trace_output(path);
     write_chrome_trace(t, *out);
@@ -16,7 +16,7 @@ bool write_trace_file(const Trace& t, const std::string& path, const std::string
     out->close();
     return true;
   } catch (const std::runtime_error& e) {
-    std::cerr << "hcpsim " << command << ": error: --trace: " << e.what() << '\n';
+    std::cerr << "hcpsim " << command << ": error: " << option << ": " << e.what() << '\n';
     return false;
   }
 }

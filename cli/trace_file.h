@@ -7,8 +7,9 @@
 
 namespace hcpsim::cli {
 
-// Writes `t` to `path`; on failure prints "hcpsim COMMAND: error: --trace: PATH: cannot write: REASON"
+// Writes `t` to `path`; on failure prints "hcpsim COMMAND: error: OPTION: PATH: cannot write: REASON"
 // and returns false.
-bool write_trace_file(const Trace& t, const std::string& path, const std::string& command);
+bool write_trace_file(const Trace& t, const std::string& path, const std::string& command,
+                      const std::string& option = "--trace");
 
 }  // namespace hcpsim::cli

@@ -11,7 +11,7 @@ find_package(Threads REQUIRED)
 find_package(ZLIB REQUIRED)                            # reading gzip trace files
 find_package(PkgConfig REQUIRED)
 # Writing gzip trace files (--trace out.json.gz): ISA-L's igzip deflates about five times faster
-# than zlib's fastest level (docs/performance.md, session 9). Debian package: libisal-dev.
+# than zlib's fastest level (docs/performance.md, "Trace file"). Debian package: libisal-dev.
 pkg_check_modules(ISAL IMPORTED_TARGET libisal)
 if(NOT ISAL_FOUND)
   message(FATAL_ERROR "ISA-L (libisal) not found: install the Debian package libisal-dev (scripts/setup.sh does)")

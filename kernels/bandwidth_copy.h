@@ -8,8 +8,8 @@
 namespace hcpsim::kernels {
 
 // Copies `bytes` (a multiple of 16, pointers 16-byte aligned) from src to dst `repeats` times with
-// `ctas` CTAs of 512 threads; each CTA reserves enough shared memory that no other CTA (of this
-// kernel or another) shares its SM. Throws std::invalid_argument for a bad argument.
+// `ctas` CTAs of 512 threads; each CTA reserves all the shared memory a CTA may have, so that no
+// other CTA (of this kernel or another) shares its SM. Throws std::invalid_argument for a bad argument.
 void bandwidth_copy(const void* src, void* dst, std::size_t bytes, int ctas, int repeats, cudaStream_t stream);
 
 }  // namespace hcpsim::kernels

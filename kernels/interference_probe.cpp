@@ -17,7 +17,7 @@
 namespace hcpsim::kernels {
 namespace {
 
-constexpr std::size_t kCopyBytes = 256u << 20;   // far above L2: every byte goes through HBM
+constexpr std::size_t kCopyBytes = 64u << 20;   // source + destination 128 MiB, above any L2 (H200: 60 MB)
 
 struct Events {
   cudaEvent_t a = nullptr, b = nullptr;

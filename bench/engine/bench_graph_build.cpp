@@ -1,4 +1,4 @@
-// Task-graph build speed and memory (issue 3 target: the 1,024-rank a2a+p2p graph, [8,128],
+// Task-graph build speed and memory (target: the 1,024-rank a2a+p2p graph, [8,128],
 // 4 layers, forward, builds in well under 1 s and < 200 MB). Run:
 //   bench_graph_build --benchmark_filter=Hcp1024
 // Counters: tasks, edges, rss_MB (resident-set growth while the graph is alive).

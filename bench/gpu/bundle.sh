@@ -11,6 +11,8 @@
 # paths (GPU tests, calibrate, run --emulate-ranks); multi-process runs need hcpsim-mpi and an MPI
 # installation. The bundle is then proven portable (bundle_check.sh) and at most 64 MiB.
 #   usage: bench/gpu/bundle.sh OUT [BUILD_DIR]      (from anywhere; BUILD_DIR default build-bundle)
+#   environment: BUILD_TYPE (default Release; RelWithDebInfo reuses the ccache objects of a
+#   development build, and the bundle is stripped either way)
 set -euo pipefail
 ROOT=$(cd "$(dirname "$0")/../.." && pwd)
 [ $# -ge 1 ] || { echo "usage: $0 OUT [BUILD_DIR]" >&2; exit 2; }
@@ -19,7 +21,7 @@ BUILD=${2:-$ROOT/build-bundle}
 mkdir -p "$BUILD"
 launcher=()
 command -v ccache > /dev/null && launcher=(-DCMAKE_CXX_COMPILER_LAUNCHER=ccache -DCMAKE_CUDA_COMPILER_LAUNCHER=ccache)
-cmake -S "$ROOT" -B "$BUILD" -G Ninja -DCMAKE_BUILD_TYPE=Release -DHCPSIM_WITH_CUDA=ON \
+cmake -S "$ROOT" -B "$BUILD" -G Ninja -DCMAKE_BUILD_TYPE="${BUILD_TYPE:-Release}" -DHCPSIM_WITH_CUDA=ON \
   -DCMAKE_CUDA_ARCHITECTURES=90 -DHCPSIM_WITH_GUI=OFF -DHCPSIM_WITH_SIMGRID=OFF -DHCPSIM_BUILD_BENCH=OFF \
   -DHCPSIM_WITH_MPI=OFF \
   "${launcher[@]}" > "$BUILD/bundle-cmake.log" 2>&1 || { tail -30 "$BUILD/bundle-cmake.log"; exit 1; }

@@ -56,7 +56,7 @@ for pair in "GLIBC $need_glibc $max_glibc" "GLIBCXX $need_glibcxx $max_glibcxx";
   set -- $pair
   if above "${2:-}" "$3"; then
     echo "TOO NEW: the bundle needs $1_$2, above the limit $1_$3: $(for f in "$out"/bin/* "$out"/bin/lib/*.so*; do
-      [ -f "$f" ] && objdump -T "$f" 2>/dev/null | grep -q "($1_$2)" && basename "$f"; done | tr '\n' ' ')"
+      [ -f "$f" ] && objdump -T "$f" 2>/dev/null | grep "($1_$2)" > /dev/null && basename "$f"; done | tr '\n' ' ')"
     status=1
   fi
 done

@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # Sweep throughput: runs the 500-point analytic sweep of bench/planning/sweep500.yaml with one worker
-# per CPU and prints points per second. Target (issue 6): 500 points in under 60 s on 2 cores.
+# per CPU and prints points per second. Target: 500 points in under 60 s on 2 cores.
 #   bench/planning/sweep_rate.sh [path/to/hcpsim] [jobs]
 set -euo pipefail
 here="$(cd "$(dirname "$0")" && pwd)"

@@ -27,8 +27,8 @@ YAML::Node from_case(const YAML::Node& n, const T& fallback) {
 std::int64_t built_seq(std::int64_t seq_q) { return seq_q % 2 == 0 ? seq_q : seq_q + 1; }
 
 // The scenario field that selects the attention kernel family of the cost model's efficiency tables.
-// It comes with the cost-model work of issue #13; until a build has it, `family` is checked and
-// reported but cannot reach the cost model (docs/accuracy.md).
+// Until a build's scenario format has it, `family` is checked and reported but cannot reach the
+// cost model (docs/accuracy.md).
 constexpr const char* kKernelFamilyField = "cluster.efficiency.attention_kernel";
 
 }  // namespace

@@ -1,7 +1,7 @@
 #include "engine/app/plan_run.h"
 
 #include "engine/app/backend_catalog.h"
-#include "engine/planning/point_eval.h"
+#include "engine/app/point_eval.h"
 #include "engine/validate/validate.h"
 
 namespace hcpsim::app {

@@ -6,12 +6,27 @@
 
 namespace hcpsim::app {
 
-SimulationResult predict(const Scenario& s, const std::string& backend, const SimulateOptions& options) {
+namespace {
+
+std::unique_ptr<Backend> timing_backend(const Scenario& s, const std::string& backend) {
   const std::string name = backend.empty() ? s.simulation.backend : backend;
-  const std::unique_ptr<Backend> b = create_backend(name);
+  std::unique_ptr<Backend> b = create_backend(name);
   if (!b->capabilities().predicts_time)
     throw std::invalid_argument("backend '" + name + "' does not predict time (use hcpsim verify)");
+  return b;
+}
+
+}  // namespace
+
+SimulationResult predict(const Scenario& s, const std::string& backend, const SimulateOptions& options) {
+  const std::unique_ptr<Backend> b = timing_backend(s, backend);
   return simulate_scenario(s, *b, options);
+}
+
+SimulationResult predict(const Scenario& s, const FoldPlan& fold, const std::string& backend,
+                         const SimulateOptions& options) {
+  const std::unique_ptr<Backend> b = timing_backend(s, backend);
+  return simulate_planned(s, fold, *b, options);
 }
 
 SimulationResult predict_attention(const Scenario& s, const std::string& backend, const SimulateOptions& options) {

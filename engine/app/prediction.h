@@ -11,6 +11,10 @@ namespace hcpsim::app {
 // backend (the registry's message) or one that does not predict time, std::runtime_error when the
 // backend cannot finish.
 SimulationResult predict(const Scenario& s, const std::string& backend, const SimulateOptions& options = {});
+// The same with the fold plan made already (plan_simulation(s, options)), as a command that tells
+// the user about it before the run.
+SimulationResult predict(const Scenario& s, const FoldPlan& fold, const std::string& backend,
+                         const SimulateOptions& options);
 
 // The same on the scenario's first simulated layer, attention only (no whole-layer operations):
 // what the GUI's timeline and built-in sweep show.

@@ -30,7 +30,16 @@ step::LayerTimes layer_times_of(const Report& r) {
   return lt;
 }
 
-SimulationResult simulate_scenario(const Scenario& full, Backend& backend, const SimulateOptions& options) {
+FoldPlan plan_simulation(const Scenario& s, const SimulateOptions& options) {
+  return plan_fold(s, options.replicas_once, options.unfold_reason);
+}
+
+SimulationResult simulate_scenario(const Scenario& s, Backend& backend, const SimulateOptions& options) {
+  return simulate_planned(s, plan_simulation(s, options), backend, options);
+}
+
+SimulationResult simulate_planned(const Scenario& full, const FoldPlan& fold, Backend& backend,
+                                  const SimulateOptions& options) {
   const auto t0 = std::chrono::steady_clock::now();
   auto stage_t0 = t0;
   auto stage = [&](const char* name) {
@@ -41,7 +50,6 @@ SimulationResult simulate_scenario(const Scenario& full, Backend& backend, const
   };
   // Opened first: a file that cannot be written is refused before the run, not after it.
   const std::unique_ptr<TraceOutput> trace_out = options.trace_path.empty() ? nullptr : open_trace_output(options.trace_path);
-  const FoldPlan fold = plan_fold(full, options.replicas_once, options.unfold_reason);
   const Scenario& s = fold.simulated;
   if (!fold.folded)   // validation accepted the job by its folded graph: not enough when it runs whole
     require_buildable_graph(s, fold.enabled && !options.replicas_once && !options.unfold_reason.empty()

@@ -5,6 +5,7 @@
 #include <string>
 
 #include "engine/backend/backend.h"
+#include "engine/fold/fold_plan.h"
 #include "engine/report/report.h"
 #include "engine/step/step_model.h"
 #include "engine/trace/trace_filter.h"
@@ -41,8 +42,16 @@ struct SimulateOptions {
   std::string unfold_reason;   // said in the report's fold note when replicas_once is false
 };
 
-// Runs `backend` on the scenario's graph (graph_options_from(s)). Throws std::invalid_argument for
+// How `s` is simulated under `options` (replicas_once, unfold_reason): one fold unit or the whole job.
+FoldPlan plan_simulation(const Scenario& s, const SimulateOptions& options);
+
+// Runs `backend` on the graph (graph_options_from) of fold.simulated, fold being
+// plan_simulation(s, options), and reports it for the whole job `s`. Throws std::invalid_argument for
 // a scenario the builders reject and std::runtime_error when the backend cannot finish.
+SimulationResult simulate_planned(const Scenario& s, const FoldPlan& fold, Backend& backend,
+                                  const SimulateOptions& options);
+
+// simulate_planned with the plan made here.
 SimulationResult simulate_scenario(const Scenario& s, Backend& backend, const SimulateOptions& options = {});
 
 // The step of a scenario without its whole-cluster graph: the backend runs the layer graph of

@@ -1,5 +1,5 @@
 // jemalloc reads this global at start-up (see `man jemalloc`, "malloc_conf"). Why each setting
-// (measurements in docs/performance.md, "Session 8: jemalloc without huge pages"):
+// (docs/performance.md, "Memory"):
 // - thp:never, metadata_thp:disabled: 4 KiB pages. On the VMs we run on, the kernel's zeroing of a
 //   fresh 2 MiB page is slow and erratic (0.5-0.75 s of system time on the 1,024-rank user-path
 //   scenario with thp:always, against 0.10-0.17 s with 4 KiB pages, same user time).

@@ -13,6 +13,8 @@
 #include "engine/cost/attention_tables.h"
 #include "engine/cost/cost_defaults.h"
 #include "engine/cost/efficiency_source.h"
+#include "engine/cost/fp8_rates.h"
+#include "engine/cost/gemm_efficiency.h"
 #include "engine/cost/nccl_curves.h"
 #include "engine/cost/nccl_p2p.h"
 
@@ -32,6 +34,8 @@ struct CostModel::Impl {
   // shape dependence, never their level (docs/metrics.md "Where each efficiency comes from").
   bool stated_attention_forward = false, stated_attention_backward = false, stated_gemm = false;
   bool stated_intra_node_link = false, stated_inter_node_link = false;
+  // `gemm_shapes`: the published GEMM fits of the GPU (nullopt: none published, or the term off).
+  std::optional<GemmKernelFit> gemm_bf16, gemm_fp8;
 };
 
 namespace {
@@ -93,6 +97,10 @@ CostModel::CostModel(const Scenario& s) : impl_(std::make_unique<Impl>()) {
   impl_->arch = nccl_arch(s.cluster.gpu.name);
   impl_->nvlink_family = nvlink_family_ratio(s.cluster.gpu.name);
   impl_->nvlinks = nvlinks_per_gpu(impl_->arch, s.cluster.intra_node_bandwidth_Bps);
+  if (e.terms.gemm_shapes) {
+    impl_->gemm_bf16 = published_gemm_fit(s.cluster.gpu.name, GemmPrecision::BF16);
+    impl_->gemm_fp8 = published_gemm_fit(s.cluster.gpu.name, GemmPrecision::FP8);
+  }
   for (const auto& p : impl_->calibration.intra_node)
     if (p.op == "send_recv") impl_->send_recv_measured_intra = true;
   for (const auto& p : impl_->calibration.inter_node)
@@ -175,6 +183,21 @@ double CostModel::gemm_efficiency(double flops) const {
   return impl_->scenario.cluster.efficiency.gemm;
 }
 
+double CostModel::gemm_efficiency(double flops, std::string_view label, GemmPrecision p) const {
+  const auto& fit = p == GemmPrecision::FP8 ? impl_->gemm_fp8 : impl_->gemm_bf16;
+  if (!impl_->calibration.gemm.empty() || !fit || !(flops > 0)) return gemm_efficiency(flops);
+  const std::optional<GemmShape> shape = gemm_shape_of(impl_->scenario, label);
+  const double eff = gemm_shape_efficiency(*fit, shape ? *shape : cube_gemm(flops), impl_->scenario.cluster.gpu.sm_count);
+  // A stated efficiency.gemm is the plateau: the fit's shape fall-off scales it, never replaces it.
+  return impl_->stated_gemm ? scale_stated_plateau(impl_->scenario.cluster.efficiency.gemm, eff, fit->plateau) : eff;
+}
+
+GemmPrecision CostModel::gemm_precision(std::string_view label) const {
+  const Scenario& s = impl_->scenario;
+  if (!s.fp8_enabled() || !(s.cluster.gpu.fp8_flops > 0)) return GemmPrecision::BF16;
+  return s.cluster.efficiency.terms.fp8_work && !fp8_gemm_label(label) ? GemmPrecision::BF16 : GemmPrecision::FP8;
+}
+
 double CostModel::compute_seconds(const TaskGraph& g, const Task& t) const {
   const bool attention = (t.kind == TaskKind::AttentionForward || t.kind == TaskKind::AttentionBackward) &&
                          t.attention != kNone;
@@ -187,11 +210,14 @@ double CostModel::compute_seconds(const TaskGraph& g, const Task& t) const {
 double CostModel::compute_seconds(const TaskGraph& g, const Task& t, double attention_eff) const {
   const auto& gpu = impl_->scenario.cluster.gpu;
   const auto& e = impl_->scenario.cluster.efficiency;
-  // FP8 (Transformer Engine recipe): GEMMs at the FP8 peak; attention stays bf16 unless
-  // fp8_dot_product_attention is set. The efficiencies are the same fractions of either peak.
+  // FP8 (Transformer Engine recipe): GEMMs of TE's modules at the FP8 peak (gemm_precision);
+  // attention stays bf16 unless fp8_dot_product_attention is set, and then runs at FP8 attention's
+  // published rate (`fp8_work`; without the term: the same fraction of the FP8 peak).
   const bool fp8 = impl_->scenario.fp8_enabled() && gpu.fp8_flops > 0;
-  const double gemm_peak = fp8 ? gpu.fp8_flops : gpu.bf16_flops;
-  const double attention_peak = fp8 && impl_->scenario.model.fp8_dot_product_attention ? gpu.fp8_flops : gpu.bf16_flops;
+  const bool fp8_attention = fp8 && impl_->scenario.model.fp8_dot_product_attention;
+  const double attention_peak = !fp8_attention ? gpu.bf16_flops
+                                : e.terms.fp8_work ? gpu.bf16_flops * kFp8AttentionSpeedup
+                                                   : gpu.fp8_flops;
   double work_s = 0;
   switch (t.kind) {
     case TaskKind::AttentionForward:
@@ -202,9 +228,14 @@ double CostModel::compute_seconds(const TaskGraph& g, const Task& t, double atte
       work_s = t.flops > 0 ? t.flops / (attention_peak * eff) : 0.0;
       break;
     }
-    case TaskKind::Gemm:
-      work_s = t.flops > 0 ? t.flops / (gemm_peak * gemm_efficiency(t.flops)) : 0.0;
+    case TaskKind::Gemm: {
+      if (!(t.flops > 0)) break;
+      const std::string_view label = g.size() > 0 ? g.label(t) : std::string_view{};
+      const GemmPrecision p = gemm_precision(label);
+      const double peak = p == GemmPrecision::FP8 ? gpu.fp8_flops : gpu.bf16_flops;
+      work_s = t.flops / (peak * gemm_efficiency(t.flops, label, p));
       break;
+    }
     case TaskKind::Copy:
     case TaskKind::LseMerge:
     case TaskKind::OutCorrection:

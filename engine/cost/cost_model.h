@@ -4,7 +4,9 @@
 // and simgrid agree exactly where there is no contention. Formulas: docs/metrics.md.
 #include <memory>
 #include <string>
+#include <string_view>
 
+#include "engine/cost/gemm_efficiency.h"
 #include "engine/graph/task_graph.h"
 #include "engine/scenario/scenario.h"
 
@@ -74,8 +76,17 @@ class CostModel {
   // short-chunk fall-off. A plateau the user set keeps its level: a table only scales it by the
   // shape's ratio to the table's own plateau (docs/metrics.md "Where each efficiency comes from").
   double attention_efficiency(Pass p, const AttentionShape& s) const;
-  // Fraction of bf16 peak a GEMM of `flops` FLOPs reaches.
+  // Fraction of its precision's peak a GEMM of `flops` FLOPs reaches without a shape: the
+  // calibration table, else cluster.efficiency.gemm.
   double gemm_efficiency(double flops) const;
+  // The same for the GEMM task labelled `label` in precision `p`: with the `gemm_shapes` term, a
+  // published fit for the GPU and no calibration table, the fit at the task's shape (gemm_shape_of;
+  // a cube of the same FLOPs when the label has none), its plateau replaced by efficiency.gemm when
+  // the user set that; else as above.
+  double gemm_efficiency(double flops, std::string_view label, GemmPrecision p) const;
+  // The precision a GEMM task runs in: FP8 with model.fp8 on a GPU with FP8 peak, except (with the
+  // `fp8_work` term) the GEMMs outside Transformer Engine's modules (fp8_rates.h), which stay BF16.
+  GemmPrecision gemm_precision(std::string_view label) const;
   // Fixed cost added to every compute/copy kernel, seconds.
   double kernel_overhead_s() const;
   // Product of the straggler slowdowns of `rank` (1 when none).

@@ -9,6 +9,7 @@
 #include "engine/cost/attention_tables.h"
 #include "engine/cost/calibration.h"
 #include "engine/cost/cost_defaults.h"
+#include "engine/cost/gemm_efficiency.h"
 
 namespace hcpsim {
 namespace {
@@ -74,6 +75,17 @@ EfficiencySource attention(const CostModel& cost, Pass p) {
 EfficiencySource gemm(const CostModel& cost) {
   const Scenario& s = cost.scenario();
   const auto& table = cost.calibration().gemm;
+  const std::optional<GemmKernelFit> fit =
+      s.cluster.efficiency.terms.gemm_shapes ? published_gemm_fit(s.cluster.gpu.name, GemmPrecision::BF16) : std::nullopt;
+  if (table.empty() && fit) {
+    EfficiencySource out = entry(s, "gemm", fit->plateau, ValueOrigin::PublishedTable,
+                                 "published GEMM fit of " + s.cluster.gpu.name + " (BF16 plateau; gemm_shapes term)");
+    if (is_stated(out.origin)) {
+      out.value = s.cluster.efficiency.gemm;
+      out.detail += "; shape fall-off of that fit, relative to its plateau";
+    }
+    return out;
+  }
   if (table.empty()) return entry(s, "gemm", s.cluster.efficiency.gemm, ValueOrigin::Default, "every GEMM size");
   double largest = 0, plateau = 0;
   for (const auto& g : table)

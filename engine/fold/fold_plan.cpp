@@ -149,9 +149,12 @@ FoldPlan plan_fold(const Scenario& full, bool allow, const std::string& unfold_r
   }
   p.enabled = true;
   if (!allow) {   // said only when the job would have been folded
-    if (plan_fold(full, true).folded)
+    const FoldPlan allowed = plan_fold(full, true);
+    if (allowed.folded) {
       p.note = "every rank is simulated: " +
                (unfold_reason.empty() ? std::string("folding was not allowed for this run") : unfold_reason);
+      p.unit_ranks_if_allowed = allowed.simulated_ranks;
+    }
     return p;
   }
   if (!full.cluster.faults.empty()) {

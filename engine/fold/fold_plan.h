@@ -30,6 +30,8 @@ struct FoldPlan {
   // when there is nothing to say (folded into one group per unit, or a single unit by size).
   std::string note;
   bool links_shared = false;  // two TP x CP groups cross a common NIC/uplink (inter-node traffic)
+  // When folding was not allowed for this run: the GPUs of one unit had it been (0: it would not fold).
+  int unit_ranks_if_allowed = 0;
 
   // Rank of the simulated graph whose times a rank of the job has (folded: rank mod unit size).
   int simulated_rank_of(int rank) const { return folded ? rank % simulated_ranks : rank; }

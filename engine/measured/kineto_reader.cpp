@@ -128,7 +128,9 @@ class KinetoSax : public nlohmann::json_sax<json> {
   void finish_event() {
     if (ev_.ph != "X" || !ev_.has_ts || !(ev_.dur >= 0)) return;
     const double start_s = ev_.ts * 1e-6, end_s = (ev_.ts + ev_.dur) * 1e-6;
-    if (ev_.cat == "kernel" || ev_.cat == "gpu_memcpy" || ev_.cat == "gpu_memset") {
+    // Categories of PyTorch 1.9 and later; "Kernel", "Memcpy", "Memset" and "Runtime" of 1.8.
+    if (ev_.cat == "kernel" || ev_.cat == "gpu_memcpy" || ev_.cat == "gpu_memset" || ev_.cat == "Kernel" ||
+        ev_.cat == "Memcpy" || ev_.cat == "Memset") {
       MeasuredKernel k;
       k.start_s = start_s;
       k.end_s = end_s;
@@ -143,7 +145,7 @@ class KinetoSax : public nlohmann::json_sax<json> {
       k.stream = static_cast<std::int32_t>(ev_.stream >= 0 ? ev_.stream : std::max(0.0, ev_.tid));
       rank.kernels.push_back(k);
       correlation.push_back(ev_.correlation >= 0 ? static_cast<std::int64_t>(ev_.correlation) : -1);
-    } else if (ev_.cat == "cuda_runtime" || ev_.cat == "cuda_driver") {
+    } else if (ev_.cat == "cuda_runtime" || ev_.cat == "cuda_driver" || ev_.cat == "Runtime") {
       if (ev_.correlation > 0) launches[static_cast<std::int64_t>(ev_.correlation)] = start_s;
     } else if (ev_.cat == "user_annotation" || ev_.cat == "gpu_user_annotation") {
       ProfiledRange r;

@@ -7,6 +7,7 @@
 #include <stdexcept>
 
 #include "engine/core/enum_names.h"
+#include "engine/schedule/schedule_descriptor.h"
 
 namespace hcpsim {
 namespace {
@@ -62,53 +63,11 @@ LayerActivations layer_activations(const Scenario& s, const MemoryOptions& o) {
   return a;
 }
 
-// Transient CP attention buffers of one layer (docs/schedules.md "Memory the schedules keep"), forward and backward, bytes.
-struct CpBuffers {
-  double forward_bytes = 0;
-  double backward_bytes = 0;
-};
-
-CpBuffers cp_buffers(const Scenario& s, CpCommType type) {
-  CpBuffers out;
-  const int cp = s.cp();
-  if (cp <= 1) return out;
-  const double e = bytes_per_element(s.model.params_dtype);
-  const double sb = static_cast<double>(s.model.seq_length) / cp * s.train.micro_batch_size;
-  const double d = s.head_dim();
-  const double t_q = sb * s.heads_per_tp_rank() * d * e;
-  const double t_o = t_q;
-  const double m_kv = sb * s.kv_heads_per_tp_rank() * 2.0 * d * e;   // T_k + T_v
-  const double lse = sb * s.heads_per_tp_rank() * kLseBytes;
-  const double a2a_staging = t_q + m_kv + t_o;   // one staging copy per exchanged tensor
-  switch (type) {
-    case CpCommType::P2P:
-      out.forward_bytes = cp * m_kv + cp * (t_o + lse);   // R KV buffers + R partial outputs/LSEs
-      out.backward_bytes = 2.0 * (2.0 * m_kv);            // KV + dKV ping-pong
-      break;
-    case CpCommType::A2A:
-      out.forward_bytes = a2a_staging;
-      out.backward_bytes = a2a_staging;
-      break;
-    case CpCommType::AllGather:
-      out.forward_bytes = cp * m_kv;                      // full K/V
-      out.backward_bytes = 2.0 * cp * m_kv;               // re-gathered K/V + full-length dK/dV
-      break;
-    case CpCommType::DistFlashAttn:
-      // Two peer buffers each (one filled by the fetch in flight, one read by the kernel): peer K/V,
-      // peer Q and the partial output with its two fp32 statistics; backward also peer out, dout, lse
-      // and the dQ/dK/dV deltas that travel back.
-      out.forward_bytes = 2.0 * (m_kv + t_q + t_o + 2.0 * lse);
-      out.backward_bytes = 2.0 * (m_kv + t_q + 2.0 * t_o + lse) + 2.0 * (t_q + 2.0 * m_kv);
-      break;
-    case CpCommType::A2AP2P: {
-      const auto& hs = s.model.hierarchical_context_parallel_sizes;
-      const int ring = hs.size() == 2 && hs[1] > 0 ? hs[1] : cp;
-      out.forward_bytes = a2a_staging + ring * m_kv + ring * (t_o + lse);
-      out.backward_bytes = a2a_staging + 2.0 * (2.0 * m_kv);
-      break;
-    }
-  }
-  return out;
+// Transient CP attention buffers of one layer (docs/schedules.md "Memory the schedules keep"), from
+// the schedule's descriptor, forward and backward, bytes.
+schedule::CpBufferBytes cp_buffers(const Scenario& s, CpCommType type) {
+  if (s.cp() <= 1) return {};
+  return schedule::schedule_of(type).buffers(s);
 }
 
 std::int64_t vocab_of(const Scenario& s, const MemoryOptions& o) { return o.vocab_size.value_or(s.model.vocab_size); }
@@ -164,6 +123,11 @@ MemoryEstimate estimate_memory(const Scenario& s, const MemoryOptions& o) {
   const double gathered = sharded ? 2.0 * layer_params_per_tp_rank(s, o) : 0.0;
   const double held = sharded ? m.parameters / shards + gathered : m.parameters;
   m.weights_bytes = e * held;
+  // FP8 (Transformer Engine, `fp8_work` term): every layer weight also held in FP8 with its
+  // transpose for the wgrad GEMM (1 + 1 bytes), cast once per step and kept for its micro-batches.
+  // The norms' weights stay in BF16.
+  if (s.fp8_enabled() && s.cluster.gpu.fp8_flops > 0 && s.cluster.efficiency.terms.fp8_work)
+    m.weights_bytes += 2.0 * (sharded ? 2.0 : layers_per_stage) * (layer_params_per_tp_rank(s, o) - 2.0 * h);
   if (!prefill) {
     m.gradients_bytes = 4.0 * held;                          // fp32 main grads
     m.optimizer_bytes = 12.0 * m.parameters / shards;        // fp32 main params + Adam m, v
@@ -229,9 +193,9 @@ MemoryEstimate estimate_memory(const Scenario& s, const MemoryOptions& o) {
   CpCommType worst = s.comm_type_for_layer(0);
   double worst_bytes = -1;
   const std::vector<CpCommType> types =
-      s.model.cp_comm_type.empty() ? std::vector<CpCommType>{CpCommType::P2P} : s.model.cp_comm_type;
+      s.model.cp_comm_type.empty() ? std::vector<CpCommType>{worst} : s.model.cp_comm_type;
   for (CpCommType t : types) {
-    const CpBuffers b = cp_buffers(s, t);
+    const schedule::CpBufferBytes b = cp_buffers(s, t);
     const double peak = prefill ? b.forward_bytes : std::max(b.forward_bytes, b.backward_bytes);
     if (peak > worst_bytes) {
       worst_bytes = peak;

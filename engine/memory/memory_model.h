@@ -31,7 +31,8 @@ struct MemoryOptions {
 
 struct MemoryEstimate {
   double parameters = 0;            // parameters held by this GPU (count, not bytes)
-  double weights_bytes = 0;         // bf16/fp16 model parameters (ddp.shard_parameters: shard + two gathered layers)
+  double weights_bytes = 0;         // bf16/fp16 model parameters (ddp.shard_parameters: shard + two gathered layers),
+                                    // plus the FP8 copies and transposes of the layer weights with model.fp8
   double gradients_bytes = 0;       // fp32 main gradients (not sharded by the dist. optimizer; sharded with ddp.shard_parameters)
   double optimizer_bytes = 0;       // fp32 main params + Adam m and v (sharded over DP x CP if distributed)
   double activation_bytes_per_layer = 0;   // saved for backward, one layer, one micro-batch

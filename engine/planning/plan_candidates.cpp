@@ -3,6 +3,7 @@
 #include <stdexcept>
 
 #include "engine/planning/planner.h"
+#include "engine/schedule/schedule_descriptor.h"
 
 namespace hcpsim::planning {
 namespace {
@@ -133,16 +134,20 @@ std::vector<PlanCandidate> enumerate_candidates(const Scenario& base, int gpus, 
             if (megatron_cp) layouts.push_back(c);
           } else {
             if (megatron_cp) {
-              for (CpCommType t : {CpCommType::P2P, CpCommType::AllGather, CpCommType::A2A}) {
-                c.comm = t;
-                layouts.push_back(c);
-              }
-              PlanCandidate h = c;
-              h.comm = CpCommType::A2AP2P;
-              for (int a = 2; a < cp; ++a) {
-                if (cp % a) continue;
-                h.hierarchical = {a, cp / a};
-                layouts.push_back(h);
+              for (const schedule::ScheduleDescriptor& d : schedule::schedules())
+                if (d.planner_flat) {
+                  c.comm = d.kind;
+                  layouts.push_back(c);
+                }
+              for (const schedule::ScheduleDescriptor& d : schedule::schedules()) {
+                if (!d.hierarchical()) continue;
+                PlanCandidate h = c;
+                h.comm = d.kind;
+                for (int a = 2; a < cp; ++a) {
+                  if (cp % a) continue;
+                  h.hierarchical = {a, cp / a};
+                  layouts.push_back(h);
+                }
               }
             }
             // HyperParallel's mesh is (dp_shard, cp, tp): the default order only.

@@ -7,6 +7,7 @@
 #include "engine/layout/rank_layout.h"
 #include "engine/memory/memory_model.h"
 #include "engine/planning/planner.h"
+#include "engine/schedule/schedule_descriptor.h"
 
 namespace hcpsim::planning {
 namespace {
@@ -94,6 +95,26 @@ std::string hyperparallel_reason(const PlanCandidate& c, const Scenario& s) {
   return why;
 }
 
+// What the candidate's schedule says about itself (engine/schedule/schedule_descriptor.h).
+schedule::ExplainFacts explain_facts(const PlanCandidate& c, const Scenario& s, const std::string& heads,
+                                     bool a2a_possible, const Placement& pl) {
+  schedule::ExplainFacts f;
+  f.cp = c.cp;
+  f.heads = heads;
+  f.a2a_possible = a2a_possible;
+  f.placement_known = pl.known;
+  f.a2a_intra = pl.a2a_intra;
+  f.ring_hops = pl.ring_hops;
+  f.ring_intra_hops = pl.ring_intra_hops;
+  f.full_kv_bytes = static_cast<double>(s.model.seq_length) * s.train.micro_batch_size * s.kv_heads_per_tp_rank() *
+                    2.0 * s.head_dim() * bytes_per_element(s.model.params_dtype);
+  if (c.hierarchical.size() == 2) {
+    f.split_a2a = c.hierarchical[0];
+    f.split_ring = c.hierarchical[1];
+  }
+  return f;
+}
+
 }  // namespace
 
 std::string explain(const PlanEntry& e, const PlanEntry& best, const std::string& metric) {
@@ -108,29 +129,8 @@ std::string explain(const PlanEntry& e, const PlanEntry& best, const std::string
     why = hyperparallel_reason(c, s);
   } else if (c.cp == 1) {
     why = "no context parallelism: each TP group holds the whole sequence";
-  } else if (c.comm == CpCommType::P2P) {
-    why = "flat p2p ring of " + std::to_string(c.cp);
-    if (pl.known) why += " (" + std::to_string(pl.ring_intra_hops) + " of " + std::to_string(pl.ring_hops) + " hops inside a node)";
-    why += a2a_possible ? ", its KV transfers overlap with attention" : "; pure a2a is impossible: " + heads + " < cp " + std::to_string(c.cp);
-  } else if (c.comm == CpCommType::A2A) {
-    why = "pure a2a over " + std::to_string(c.cp) + " ranks (" + heads + ")";
-    if (pl.known) why += pl.a2a_intra ? ", inside the node" : ", crossing nodes";
-  } else if (c.comm == CpCommType::AllGather) {
-    const double full_kv = static_cast<double>(s.model.seq_length) * s.train.micro_batch_size * gt * 2.0 *
-                           s.head_dim() * bytes_per_element(s.model.params_dtype);
-    why = "all_gather of the full K/V (" + num(full_kv / kMiB, 0) + " MiB with " + heads + ")";
-    if (pl.known) why += pl.a2a_intra ? " inside the node" : " across nodes";
   } else {
-    const int a = c.hierarchical[0];
-    const int p = c.hierarchical[1];
-    why = a2a_possible ? "pure a2a would also be possible (" + heads + ")"
-                       : "pure a2a is impossible: " + heads + " < cp " + std::to_string(c.cp);
-    why += "; [" + std::to_string(a) + "," + std::to_string(p) + "]";
-    if (pl.known) {
-      why += pl.a2a_intra ? " keeps the a2a inside the node" : " puts the a2a across nodes";
-      why += pl.ring_intra_hops == pl.ring_hops ? " and the ring of " + std::to_string(p) + " too"
-                                                : " and runs a ring of " + std::to_string(p) + " across nodes";
-    }
+    why = schedule::schedule_of(c.comm).explain(explain_facts(c, s, heads, a2a_possible, pl));
   }
   why += "; tp=" + std::to_string(c.tp) + (c.tp > 1 ? " with sequence parallelism" : "");
   // Pipeline, data parallelism, batch.

@@ -24,7 +24,7 @@ struct PlanCandidate {
   int tp = 1;
   int cp = 1;
   int dp = 1;
-  CpCommType comm = CpCommType::P2P;
+  CpCommType comm{};                      // value-initialized: p2p, the first schedule
   std::vector<int> hierarchical = {};     // [A, P] for a2a+p2p, else empty
   std::string order = "tp-cp-ep-dp-pp";
   int pp = 1;
@@ -107,7 +107,7 @@ std::vector<int> divisors(int n);
 using ScenarioValidator = std::function<Diagnostics(const Scenario&)>;
 // Predicts one valid, fitting scenario; may throw (the candidate is then counted as failed).
 using ScenarioPredictor = std::function<PointMetrics(const Scenario&)>;
-// The key that groups candidates sharing one backend run (point_eval.h's layer_cache_key); under a
+// The key that groups candidates sharing one backend run (engine/app/point_eval.h's layer_cache_key); under a
 // distribution each group is predicted on one rank. nullptr: every candidate is its own group.
 using SliceKey = std::function<std::string(const Scenario&)>;
 

@@ -4,8 +4,10 @@
 
 #include <filesystem>
 #include <fstream>
-#include <set>
 #include <stdexcept>
+#include <string>
+
+#include "engine/schedule/schedule_descriptor.h"
 
 namespace hcpsim::planning {
 namespace {
@@ -56,7 +58,21 @@ std::string value_text(const YAML::Node& n, const std::string& file, const std::
   throw std::runtime_error(where(file, n) + ": " + field + ": expected a value or a list of values");
 }
 
-const std::set<std::string> kCommTypes{"p2p", "all_gather", "a2a", "a2a+p2p", "dfa", "hyperparallel"};
+constexpr const char* kHyperparallel = "hyperparallel";   // the `hyperparallel:` section's modes
+
+// The schedule named `t` in model.cp_comm_type, if any.
+const schedule::ScheduleDescriptor* schedule_named(const std::string& t) {
+  for (const schedule::ScheduleDescriptor& d : schedule::schedules())
+    if (t == d.name) return &d;
+  return nullptr;
+}
+
+// "p2p, all_gather, a2a, a2a+p2p, dfa, hyperparallel"
+std::string layout_names() {
+  std::string out;
+  for (const schedule::ScheduleDescriptor& d : schedule::schedules()) out += std::string(d.name) + ", ";
+  return out + kHyperparallel;
+}
 
 // HyperParallel's modes for one cp > 1 (the base scenario must not carry a hyperparallel: section of
 // its own with other Megatron comm types in the same sweep: an override cannot remove a section).
@@ -104,19 +120,18 @@ AxisGroup make_cp_layouts(const std::vector<int>& cps, const std::vector<std::st
   AxisGroup g;
   g.columns = {"cp", "layout"};
   for (const std::string& t : comm_types)
-    if (!kCommTypes.count(t))
-      throw std::invalid_argument("cp_layouts: unknown comm type '" + t +
-                                  "' (valid: p2p, all_gather, a2a, a2a+p2p, dfa, hyperparallel)");
+    if (t != kHyperparallel && !schedule_named(t))
+      throw std::invalid_argument("cp_layouts: unknown comm type '" + t + "' (valid: " + layout_names() + ")");
   for (int cp : cps) {
     if (cp < 1) throw std::invalid_argument("cp_layouts: cp must be >= 1, got " + std::to_string(cp));
     const std::string cp_s = std::to_string(cp);
     const std::string cp_kv = "model.context_parallel_size=" + cp_s;
     for (const std::string& t : comm_types) {
-      if (t == "hyperparallel") {
+      if (t == kHyperparallel) {
         if (cp > 1) add_hyperparallel_layouts(g, cp);
         continue;
       }
-      if (t != "a2a+p2p") {
+      if (!schedule_named(t)->hierarchical()) {
         g.values.push_back({{cp_s, t},
                             {cp_kv, "model.cp_comm_type=" + t,
                              "model.hierarchical_context_parallel_sizes=[]"}});
@@ -126,7 +141,7 @@ AxisGroup make_cp_layouts(const std::vector<int>& cps, const std::vector<std::st
         if (cp % a) continue;
         const std::string split = "[" + std::to_string(a) + "," + std::to_string(cp / a) + "]";
         g.values.push_back({{cp_s, "hcp A=" + std::to_string(a)},
-                            {cp_kv, "model.cp_comm_type=a2a+p2p",
+                            {cp_kv, "model.cp_comm_type=" + t,
                              "model.hierarchical_context_parallel_sizes=" + split}});
       }
     }

@@ -20,6 +20,9 @@ class BufferAccess {
   virtual void put(int rank, std::uint64_t key, Tensor<T>&& v, TaskId t) = 0;
 };
 
+// Throws std::runtime_error "reference: rank R task NAME: message" (a payload that cannot run).
+[[noreturn]] void payload_error(const TaskGraph& g, TaskId t, const std::string& message);
+
 // "KV.L0.v3" style description of a buffer key.
 std::string describe_key(std::uint64_t key);
 
@@ -27,7 +30,7 @@ std::string describe_key(std::uint64_t key);
 // reference kernels (double only; std::invalid_argument with float).
 template <typename T>
 void run_compute(const TaskGraph& g, TaskId t, BufferAccess<T>& buf, TileKernels* tiles = nullptr);
-// Runs a whole communication op (all member tasks at once).
+// Runs a whole communication op, all member tasks at once (payload_comm.cpp).
 template <typename T>
 void run_comm(const TaskGraph& g, const CommOp& op, BufferAccess<T>& buf);
 

@@ -11,6 +11,7 @@
 #include "engine/reference/dense_attention.h"
 #include "engine/reference/dsa_indexer.h"
 #include "engine/schedule/build.h"
+#include "engine/schedule/schedule_descriptor.h"
 
 namespace hcpsim::reference {
 
@@ -23,10 +24,7 @@ int total_kv_heads(const Scenario& s) {
 // The a2a degree a layer of this type imposes on heads per TP rank.
 int a2a_degree(const Scenario& s, CpCommType t) {
   if (s.hyperparallel_cp()) return s.hyperparallel.ulysses(s.cp());   // cp_comm_type does not apply
-  const auto& h = s.model.hierarchical_context_parallel_sizes;
-  if (t == CpCommType::A2A) return s.cp();
-  if (t == CpCommType::A2AP2P && h.size() == 2) return h[0];
-  return 1;
+  return schedule::a2a_size(schedule::schedule_of(t), s);
 }
 
 struct Accum {

@@ -18,6 +18,55 @@ namespace hcpsim {
 
 namespace {
 
+// Members of one communication call share name and kind; partners are linked through peers.
+// Grouped by name in one pass: a dense id per distinct name (a few hundred), each with its events
+// in event order. Members of one call are mostly consecutive events: the last key's id is checked
+// before the map.
+struct CallMembers {
+  std::unordered_map<std::uint64_t, std::uint32_t> name_id;
+  std::vector<std::vector<std::uint32_t>> by_name;   // by name id
+};
+
+template <class View>
+CallMembers call_members(const View& v) {
+  CallMembers c;
+  std::uint64_t last_key = 0;
+  std::vector<std::uint32_t>* last = nullptr;
+  for (std::size_t i = 0; i < v.size(); ++i) {
+    if (!is_communication(v.at(i).kind)) continue;
+    const std::uint64_t key = v.name_key(i);
+    if (last == nullptr || key != last_key) {
+      const auto [it, added] = c.name_id.emplace(key, static_cast<std::uint32_t>(c.by_name.size()));
+      if (added) c.by_name.emplace_back();
+      last_key = key;
+      last = &c.by_name[it->second];
+    }
+    last->push_back(static_cast<std::uint32_t>(i));
+  }
+  return c;
+}
+
+// The first start, the last end, and the task that ends last (of the lowest rank, first in event
+// order among equals), where the path starts; found in one pass over n > 0 events.
+struct PathEnd {
+  double t0 = 0, t1 = 0;
+  std::size_t task = 0;
+};
+
+PathEnd path_end(const TaskTimes* times, std::size_t n, std::span<const std::int32_t> slot_of) {
+  PathEnd p{times[0].start_s, times[0].end_s, 0};
+  for (std::size_t i = 1; i < n; ++i) {
+    p.t0 = std::min(p.t0, times[i].start_s);
+    if (times[i].end_s > p.t1) {
+      p.t1 = times[i].end_s;
+      p.task = i;
+    } else if (times[i].end_s == p.t1 && slot_of[i] < slot_of[p.task]) {   // a lower rank (from the rank array)
+      p.task = i;
+    }
+  }
+  return p;
+}
+
 // critical_path_steps over a view of type View (EventView, or GraphEventView whose calls are not
 // virtual); slot_of[i] is the RankIndex index of event i's rank.
 template <class View>
@@ -39,20 +88,8 @@ std::vector<PathStep> steps_of(const View& v, const RankIndex& ranks, std::span<
   }
   auto start = [times](std::size_t i) { return times[i].start_s; };
   auto end = [times](std::size_t i) { return times[i].end_s; };
-  // In one pass: the first start, the last end, and the task that ends last (of the lowest rank,
-  // first in event order among equals), where the path starts.
-  double t0 = start(0), t1 = end(0);
-  std::size_t last_task = 0;
-  for (std::size_t i = 1; i < n; ++i) {
-    t0 = std::min(t0, start(i));
-    if (end(i) > t1) {
-      t1 = end(i);
-      last_task = i;
-    } else if (end(i) == t1 && slot_of[i] < slot_of[last_task]) {   // a lower rank (from the rank array)
-      last_task = i;
-    }
-  }
-  const double tol = 1e-9 * std::max(1e-12, t1 - t0);
+  const PathEnd last = path_end(times, n, slot_of);
+  const double tol = 1e-9 * std::max(1e-12, last.t1 - last.t0);
   // Per rank: its event indices sorted by end time (ties by index), made when the path first
   // reaches the rank (a path visits few of the ranks of a large run). A rank's events lie far apart
   // in event order: their end times are read once, in order and asked for 16 events ahead, and
@@ -78,32 +115,12 @@ std::vector<PathStep> steps_of(const View& v, const RankIndex& ranks, std::span<
     for (const Keyed& k : keyed) out.push_back(k.second);
     return out;
   };
-  // Members of one communication call share name and kind; partners are linked through peers.
-  // Grouped by name in one pass: a dense id per distinct name (a few hundred), each with its events
-  // in event order. Members of one call are mostly consecutive events: the last key's id is checked
-  // before the map.
-  std::unordered_map<std::uint64_t, std::uint32_t> name_id;
-  std::vector<std::vector<std::uint32_t>> by_name;   // by name id
-  {
-    std::uint64_t last_key = 0;
-    std::vector<std::uint32_t>* last = nullptr;
-    for (std::size_t i = 0; i < n; ++i) {
-      if (!is_communication(v.at(i).kind)) continue;
-      const std::uint64_t key = v.name_key(i);
-      if (last == nullptr || key != last_key) {
-        const auto [it, added] = name_id.emplace(key, static_cast<std::uint32_t>(by_name.size()));
-        if (added) by_name.emplace_back();
-        last_key = key;
-        last = &by_name[it->second];
-      }
-      last->push_back(static_cast<std::uint32_t>(i));
-    }
-  }
+  const CallMembers calls = call_members(v);
   auto latest_partner = [&](std::size_t cur) {
     std::size_t best = cur;
     const EventFacts c = v.at(cur);
     const auto c_peers = v.peers(cur);
-    for (const std::uint32_t j : by_name[name_id.at(v.name_key(cur))]) {
+    for (const std::uint32_t j : calls.by_name[calls.name_id.at(v.name_key(cur))]) {
       if (j == cur || std::abs(end(j) - c.end_s) > tol) continue;
       // Linked first (a member's rank from the rank array, not from its event), then the kind: of
       // the many members of a call that end together, few are linked.
@@ -117,7 +134,7 @@ std::vector<PathStep> steps_of(const View& v, const RankIndex& ranks, std::span<
     }
     return best;
   };
-  std::size_t cur = last_task;
+  std::size_t cur = last.task;
   std::unordered_set<std::size_t> visited;
   double frontier = end(cur);
   while (true) {

@@ -4,6 +4,7 @@
 #include <map>
 #include <sstream>
 
+#include "engine/accuracy/error_band_json.h"
 #include "engine/report/report.h"
 #include "engine/report/report_guard.h"
 
@@ -43,17 +44,6 @@ void error_band_rows(std::ostringstream& os, const StepReport& st) {
   row(os, "  tokens per second per GPU within",
       fmt("%.2f", b.rate_low(st.tokens_per_s_per_gpu)) + " .. " + fmt("%.2f", b.rate_high(st.tokens_per_s_per_gpu)),
       "tokens/s");
-}
-
-nlohmann::json error_band_json(const StepReport& st) {
-  if (!st.error_band) return nullptr;
-  const accuracy::ErrorBand& b = *st.error_band;
-  return {{"case_class", b.case_class},
-          {"holdout_cases", b.holdout_cases},
-          {"low_fraction", b.low_fraction},
-          {"high_fraction", b.high_fraction},
-          {"time_s", {b.time_low(st.time_s), b.time_high(st.time_s)}},
-          {"tokens_per_s_per_gpu", {b.rate_low(st.tokens_per_s_per_gpu), b.rate_high(st.tokens_per_s_per_gpu)}}};
 }
 
 }  // namespace
@@ -250,7 +240,7 @@ std::string report_to_json(const Report& r) {
                    {"dp_param_gather", st.dp_param_gather_s},
                    {"dp_exposed", st.dp_exposed_s},
                    {"optimizer", st.optimizer_s}}}};
-    j["step"]["error_band"] = error_band_json(st);
+    j["step"]["error_band"] = accuracy::error_band_json(st.error_band, st.time_s, st.tokens_per_s_per_gpu);
     if (st.mode == "prefill") j["step"]["ttft_s"] = st.ttft_s;
     if (st.elementwise_s > 0) j["step"]["breakdown_s"]["elementwise"] = st.elementwise_s;
     if (st.fsdp_param_gather_s > 0) {

@@ -21,11 +21,7 @@ bool is_valid_name(const std::string& s) {
 std::optional<CpCommType> comm_type_of(const YAML::Node& n, const std::string& path, YamlReader& r) {
   auto s = r.string_of(n, path);
   if (!s) return std::nullopt;
-  if (*s == "p2p") return CpCommType::P2P;
-  if (*s == "all_gather") return CpCommType::AllGather;
-  if (*s == "a2a") return CpCommType::A2A;
-  if (*s == "a2a+p2p") return CpCommType::A2AP2P;
-  if (*s == "dfa") return CpCommType::DistFlashAttn;
+  if (const auto t = comm_type_named(*s)) return t;
   if (*s == "allgather") {
     r.error(n, path, "Unsupported communication type: allgather!",
             {"Transformer Engine spells it 'all_gather' (Megatron's --cp-comm-type help text says "
@@ -63,6 +59,7 @@ void convert_model(const YAML::Node& m, YamlReader& r, Scenario& s) {
   set_int("pipeline_model_parallel_size", mo.pipeline_model_parallel_size);
   set_int("context_parallel_size", mo.context_parallel_size);
   if (auto v = r.get_bool(m, P, "sequence_parallel")) mo.sequence_parallel = *v;
+  if (auto v = r.get_bool(m, P, "tp_comm_overlap")) mo.tp_comm_overlap = *v;
   // Megatron-Bridge leaves virtual_pipeline_model_parallel_size as None when not interleaving.
   if (const YAML::Node n = m["virtual_pipeline_model_parallel_size"]; n.IsDefined() && !n.IsNull())
     set_int("virtual_pipeline_model_parallel_size", mo.virtual_pipeline_model_parallel_size);

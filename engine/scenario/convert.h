@@ -2,7 +2,9 @@
 // Internal to the loader: converts a checked YAML tree into a Scenario, collecting every error.
 #include <yaml-cpp/yaml.h>
 
+#include <optional>
 #include <string>
+#include <string_view>
 
 #include "engine/scenario/scenario.h"
 #include "engine/scenario/yaml_reader.h"
@@ -25,6 +27,9 @@ void convert_cluster(const YAML::Node& cluster, YamlReader& r, const ConvertInpu
 // Reads the `hyperparallel:` section and `model.dsa` (convert_hyperparallel.cpp).
 void convert_hyperparallel(const YAML::Node& h, YamlReader& r, Scenario& s);
 void convert_dsa(const YAML::Node& d, YamlReader& r, Scenario& s);
+
+// The cp_comm_type named `name` as model.cp_comm_type spells it (scenario.cpp holds the names table).
+std::optional<CpCommType> comm_type_named(std::string_view name);
 
 // Reads `cluster.gpu` (a preset name or a mapping) into `gpu`.
 void convert_gpu(const YAML::Node& g, const std::string& path, YamlReader& r, const ConvertInputs& in,

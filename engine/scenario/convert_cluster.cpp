@@ -198,7 +198,10 @@ void convert_cluster(const YAML::Node& c, YamlReader& r, const ConvertInputs& in
           {"nccl_rails", &e.terms.nccl_rails},
           {"nccl_ring_latency", &e.terms.nccl_ring_latency},
           {"nccl_protocols", &e.terms.nccl_protocols},
-          {"nccl_p2p_channels", &e.terms.nccl_p2p_channels}};
+          {"nccl_p2p_channels", &e.terms.nccl_p2p_channels},
+          {"gemm_shapes", &e.terms.gemm_shapes},
+          {"fp8_work", &e.terms.fp8_work},
+          {"grad_norm", &e.terms.grad_norm}};
       for (auto& [k, dst] : terms)
         if (auto v = r.get_choice(t, tp, k, {"on", "off", "true", "false"})) *dst = *v == "on" || *v == "true";
       // `all: on/off` sets every term the mapping does not name; named terms keep their own value.

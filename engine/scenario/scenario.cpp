@@ -3,6 +3,7 @@
 #include <algorithm>
 
 #include "engine/core/enum_names.h"
+#include "engine/scenario/convert.h"
 
 namespace hcpsim {
 
@@ -24,6 +25,7 @@ constexpr auto kElementwiseNames = std::to_array<EnumName<ElementwiseOps>>(
 }  // namespace
 
 const char* to_string(CpCommType t) { return name_of(kCommTypeNames, t); }
+std::optional<CpCommType> detail::comm_type_named(std::string_view name) { return find_value(kCommTypeNames, name); }
 const char* to_string(MaskType m) { return m == MaskType::Causal ? "causal" : "no_mask"; }
 const char* to_string(DType d) { return d == DType::BF16 ? "bf16" : "fp16"; }
 const char* to_string(Topology t) { return t == Topology::FatTree ? "fat-tree" : "star"; }

@@ -29,8 +29,8 @@ enum class RecomputeMethod { Uniform, Block };
 // model.elementwise_ops: the memory-bound kernels of a layer outside its GEMMs and core attention
 // (two RMSNorms, rotary embedding of Q and K, the SwiGLU product, two residual adds), priced by
 // the HBM bytes they read and write (docs/metrics.md section 11). None: not priced (the layer is its
-// GEMMs, attention and collectives); Fused: one kernel per op, as Transformer Engine / Megatron-Core
-// fuse them; Unfused: PyTorch eager HuggingFace LLaMA, one kernel per tensor operation.
+// GEMMs, attention and collectives); Fused (the default): one kernel per op, as Transformer Engine /
+// Megatron-Core fuse them; Unfused: PyTorch eager HuggingFace LLaMA, one kernel per tensor operation.
 enum class ElementwiseOps { None, Fused, Unfused };
 
 // "p2p", "all_gather", "a2a", "a2a+p2p"
@@ -69,9 +69,14 @@ struct ModelTerms {
   bool nccl_ring_latency = true;           // ring collectives pipelined: NCCL's latency once per call, not per step
   bool nccl_protocols = true;              // LL / LL128 / Simple chosen by size as NCCL's tuning model does
   bool nccl_p2p_channels = true;           // a send/recv flow reaches at most NCCL's channels per peer x per-channel rate
+  bool gemm_shapes = true;                 // GEMM efficiency by shape and precision (tiles, waves, depth), per GPU
+  bool fp8_work = true;                    // FP8's casts/transposes by bytes, BF16 output layer, FP8 attention's own rate
+  bool grad_norm = true;                   // the gradient-clipping norm over the gradient shard before the optimizer
 
   // Every term off: the nominal model the closed-form tests check.
-  static ModelTerms all_off() { return {false, false, false, false, false, false, false, false, false}; }
+  static ModelTerms all_off() {
+    return {false, false, false, false, false, false, false, false, false, false, false, false};
+  }
 };
 
 // Plateau efficiencies (fractions of peak) for large shapes; the cost model adds its own
@@ -120,11 +125,14 @@ struct ModelConfig {
   std::vector<CpCommType> cp_comm_type{CpCommType::P2P};   // one entry, or one per layer
   std::vector<int> hierarchical_context_parallel_sizes;    // [a2a, p2p] or empty
   bool sequence_parallel = false;
+  // Megatron's tp_comm_overlap (Transformer Engine userbuffers): each sequence-parallel all-gather
+  // and reduce-scatter split into tp chunks pipelined with the chunks of its GEMM (needs SP, tp > 1).
+  bool tp_comm_overlap = false;
   int virtual_pipeline_model_parallel_size = 1;          // model chunks per pipeline rank (1 = no interleaving)
   RecomputeGranularity recompute_granularity = RecomputeGranularity::None;
   RecomputeMethod recompute_method = RecomputeMethod::Uniform;   // full recompute only
   int recompute_num_layers = 1;                          // full recompute only: layers per group / block
-  ElementwiseOps elementwise_ops = ElementwiseOps::None; // layer norms, RoPE, SwiGLU, residual adds by bytes
+  ElementwiseOps elementwise_ops = ElementwiseOps::Fused; // layer norms, RoPE, SwiGLU, residual adds by bytes
   std::string fp8;                                       // "" (off), "hybrid" or "e4m3" (Transformer Engine)
   std::string fp8_recipe = "delayed";                    // delayed, tensorwise, mxfp8, blockwise
   bool fp8_dot_product_attention = false;                // attention in FP8 too (off: bf16, TE's default)

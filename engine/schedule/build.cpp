@@ -1,19 +1,17 @@
 // build_task_graph: per layer (its own cp_comm_type), forward of layers 0..L-1 in order, then
-// backward of layers L-1..0; one schedule builder per cp_comm_type. Layers chain through stream
+// backward of layers L-1..0; each layer's builders come from its schedule's descriptor. Layers chain through stream
 // order: the first task of a layer on a rank follows that rank's last main-stream task.
 #include <algorithm>
 #include <stdexcept>
 #include <string>
 
 #include "engine/schedule/a2a_p2p.h"
-#include "engine/schedule/a2a_ulysses.h"
-#include "engine/schedule/all_gather.h"
 #include "engine/schedule/build.h"
-#include "engine/schedule/dfa_schedule.h"
 #include "engine/schedule/hp_context_parallel.h"
 #include "engine/schedule/hp_dsa.h"
 #include "engine/schedule/layer_ops.h"
 #include "engine/schedule/schedule_context.h"
+#include "engine/schedule/schedule_descriptor.h"
 
 namespace hcpsim {
 
@@ -71,7 +69,7 @@ void build_hyperparallel(schedule::ScheduleContext& ctx, bool projections) {
   }
 }
 
-void build_attention(schedule::ScheduleContext& ctx, CpCommType type) {
+void build_attention(schedule::ScheduleContext& ctx, const schedule::ScheduleDescriptor& d) {
   const bool fwd = ctx.pass == Pass::Forward;
   if (ctx.options.silent_disable_pitfall || ctx.layout.cp() == 1) {
     fwd ? schedule::build_local_forward(ctx) : schedule::build_local_backward(ctx);
@@ -81,24 +79,7 @@ void build_attention(schedule::ScheduleContext& ctx, CpCommType type) {
     build_hyperparallel(ctx, false);
     return;
   }
-  switch (type) {
-    case CpCommType::P2P:
-      fwd ? schedule::build_p2p_forward(ctx) : schedule::build_p2p_backward(ctx);
-      break;
-    case CpCommType::A2A:
-      fwd ? schedule::build_a2a_forward(ctx, GroupKind::CP, Stream::NcclCp)
-          : schedule::build_a2a_backward(ctx, GroupKind::CP, Stream::NcclCp);
-      break;
-    case CpCommType::AllGather:
-      fwd ? schedule::build_all_gather_forward(ctx) : schedule::build_all_gather_backward(ctx);
-      break;
-    case CpCommType::A2AP2P:
-      fwd ? schedule::build_a2a_p2p_forward(ctx) : schedule::build_a2a_p2p_backward(ctx);
-      break;
-    case CpCommType::DistFlashAttn:
-      fwd ? schedule::build_dfa_forward(ctx) : schedule::build_dfa_backward(ctx);
-      break;
-  }
+  fwd ? d.build_forward(ctx) : d.build_backward(ctx);
 }
 
 void build_layer_pass(schedule::ScheduleContext& ctx, const Scenario& s, int layer, Pass pass) {
@@ -133,39 +114,8 @@ void build_layer_pass(schedule::ScheduleContext& ctx, const Scenario& s, int lay
     return;
   }
   if (ctx.options.whole_layer) hook(LayerPart::BeforeAttention);
-  if (ctx.options.attention) build_attention(ctx, s.comm_type_for_layer(layer));
+  if (ctx.options.attention) build_attention(ctx, schedule::schedule_of_layer(s, layer));
   if (ctx.options.whole_layer) hook(LayerPart::AfterAttention);
-}
-
-}  // namespace
-
-namespace {
-
-// Tasks one rank gets in one layer and pass of `type` (see the task lists of p2p_ring.cpp and
-// a2a_ulysses.cpp), or 0 when not known in closed form.
-std::size_t tasks_per_rank(const RankLayout& layout, CpCommType type, Pass pass) {
-  const bool fwd = pass == Pass::Forward;
-  // Ring of R ranks: forward kv_concat, R-1 exchanges, R kernels, R merges, out_corr; backward
-  // kv_init, then per step an exchange, a kernel, dq_acc and dkv_add.
-  auto ring = [fwd](std::size_t R) { return fwd ? 3 * R + 1 : 4 * R + 1; };
-  // a2a: perm, a2a and reord per tensor (forward Q, K, V before and O after; backward dO before
-  // and dQ, dK, dV after).
-  constexpr std::size_t a2a_tensors = 4 * 3;
-  switch (type) {
-    case CpCommType::P2P:
-      return ring(static_cast<std::size_t>(layout.cp()));
-    case CpCommType::A2A:
-      return a2a_tensors + 1;
-    case CpCommType::A2AP2P: {
-      if (!layout.hierarchical()) return 0;
-      const auto A = static_cast<std::size_t>(layout.a2a_size()), P = static_cast<std::size_t>(layout.ring_size());
-      if (A == 1) return ring(P);
-      if (P == 1) return a2a_tensors + 1;
-      return a2a_tensors + ring(P);
-    }
-    default:
-      return 0;
-  }
 }
 
 }  // namespace
@@ -178,7 +128,8 @@ std::size_t expected_task_count(const Scenario& s, const RankLayout& layout, con
   for (const Pass pass : {Pass::Forward, Pass::Backward}) {
     if (!(pass == Pass::Forward ? options.forward : options.backward)) continue;
     for (int layer = 0; layer < options.layers; ++layer) {
-      const std::size_t k = tasks_per_rank(layout, s.comm_type_for_layer(layer), pass);
+      const auto tasks_per_rank = schedule::schedule_of_layer(s, layer).tasks_per_rank;
+      const std::size_t k = tasks_per_rank ? tasks_per_rank(layout, pass) : 0;
       if (k == 0) return 0;
       per_rank += k;
     }

@@ -9,10 +9,13 @@
 // GEMMs run on the main stream, TP collectives on nccl:tp over the TP group (GroupKind::TP); with
 // tp = 1 there are no collectives. Per rank the GEMMs see b*s tokens (s = S/cp) and 1/tp of each
 // weight. The MLP is gated (SwiGLU, as in Llama/Qwen/GLM recipes): FC1 produces 2*ffn columns.
-// FLOPs = 2 per multiply-add; backward = dgrad + wgrad, each the forward FLOPs. docs/metrics.md.
+// FLOPs = 2 per multiply-add; backward = dgrad + wgrad, each the forward FLOPs. With
+// model.tp_comm_overlap (TE userbuffers) each SP collective runs beside the token chunks of the GEMM
+// next to it (LayerBuilder::gather_then, then_reduce). docs/metrics.md section 4.
 #include "engine/schedule/layer_ops.h"
 
 #include <algorithm>
+#include <initializer_list>
 #include <stdexcept>
 #include <string>
 
@@ -65,6 +68,8 @@ class LayerBuilder {
       : g_(g), layout_(layout), layer_(layer), pass_(pass), sp_(s.model.sequence_parallel), d_(dims_of(s)),
         frontier_(frontier), waits_(waits) {
     check(s, frontier, layout);
+    overlap_ = sp_ && d_.tp > 1 && s.model.tp_comm_overlap;
+    waits_.resize(frontier_.size());
   }
 
   void gemm(const Gemm& x) {
@@ -124,6 +129,47 @@ class LayerBuilder {
     if (sp_) collective(TaskKind::AllGather, label, d_.tokens * d_.hidden * d_.e / d_.tp);
   }
 
+  // The sequence-parallel all-gather `label` and the GEMMs `gs` that read it. With
+  // tp_comm_overlap (TE userbuffers' ring exchange), the first GEMM is split into tp chunks by
+  // tokens: the first tp - 1 chunks run while the shards arrive, the last one when all have arrived.
+  void gather_then(const char* label, std::initializer_list<Gemm> gs) {
+    if (!overlap_) {
+      gather(label);
+      for (const Gemm& x : gs) gemm(x);
+      return;
+    }
+    const std::vector<TaskId> start = frontier_;
+    gather(label);
+    const std::vector<TaskId> gathered = frontier_;
+    frontier_ = start;
+    const Gemm& first = *gs.begin();
+    gemm(chunk(first, d_.tp - 1));
+    join(gathered);
+    gemm(chunk(first, 1));
+    for (auto it = gs.begin() + 1; it != gs.end(); ++it) gemm(*it);
+  }
+  // The GEMMs `gs` and the reduction of their output (reduce()). With tp_comm_overlap, the first
+  // GEMM's first chunk, then its other chunks (and the rest of `gs`) while the reduce-scatter of
+  // the finished chunks runs, then the reduce-scatter of the last chunk.
+  void then_reduce(std::initializer_list<Gemm> gs, const char* ar_label, const char* rs_label) {
+    if (!overlap_) {
+      for (const Gemm& x : gs) gemm(x);
+      reduce(ar_label, rs_label);
+      return;
+    }
+    const Gemm& first = *gs.begin();
+    gemm(chunk(first, 1));
+    const std::vector<TaskId> start = frontier_;
+    gemm(chunk(first, d_.tp - 1));
+    for (auto it = gs.begin() + 1; it != gs.end(); ++it) gemm(*it);
+    const std::vector<TaskId> computed = frontier_;
+    frontier_ = start;
+    const double shard = d_.tokens * d_.hidden * d_.e / d_.tp;
+    collective(TaskKind::ReduceScatter, rs_label, shard * (d_.tp - 1) / d_.tp);
+    join(computed);
+    collective(TaskKind::ReduceScatter, rs_label, shard / d_.tp);
+  }
+
   Pass pass() const { return pass_; }
   const LayerDims& dims() const { return d_; }
   std::vector<TaskId> frontier() const { return frontier_; }
@@ -141,11 +187,20 @@ class LayerBuilder {
     }
   }
 
+  // `chunks` of the tp token chunks of GEMM `x` (same label: the shape term sees the whole GEMM).
+  Gemm chunk(const Gemm& x, double chunks) const { return {x.label, x.m * chunks / d_.tp, x.k, x.n}; }
+  // The next op of each rank also waits for `tasks[rank]`.
+  void join(const std::vector<TaskId>& tasks) {
+    for (std::size_t i = 0; i < tasks.size(); ++i)
+      if (tasks[i] != kNone && tasks[i] != frontier_[i]) waits_[i].push_back(tasks[i]);
+  }
+
   TaskGraph& g_;
   const RankLayout& layout_;
   int layer_;
   Pass pass_;
   bool sp_;   // sequence parallelism
+  bool overlap_ = false;   // tp_comm_overlap
   LayerDims d_;
   std::vector<TaskId> frontier_;
   std::vector<std::vector<TaskId>> waits_;
@@ -158,25 +213,21 @@ Gemm fc1(const LayerDims& d) { return {"fc1", d.tokens, d.hidden, 2 * d.ffn / d.
 Gemm fc2(const LayerDims& d) { return {"fc2", d.tokens, d.ffn / d.tp, d.hidden}; }
 
 // dgrad and wgrad of a forward GEMM: the same FLOPs each, different operand shapes.
-void backward_gemms(LayerBuilder& b, const Gemm& f, const char* dgrad, const char* wgrad) {
-  b.gemm({dgrad, f.m, f.n, f.k});
-  b.gemm({wgrad, f.k, f.m, f.n});
-}
+Gemm dgrad_of(const Gemm& f, const char* label) { return {label, f.m, f.n, f.k}; }
+Gemm wgrad_of(const Gemm& f, const char* label) { return {label, f.k, f.m, f.n}; }
 
 
 // The ops of one pass that run before its attention, in execution order.
 void add_before_attention(LayerBuilder& b) {
   const LayerDims& d = b.dims();
   if (b.pass() == Pass::Forward) {
-    b.gather("tp_all_gather_qkv_in");
-    b.gemm(qkv(d));
+    b.gather_then("tp_all_gather_qkv_in", {qkv(d)});
   } else {
-    b.gather("tp_all_gather_mlp_grad");
-    backward_gemms(b, fc2(d), "fc2_dgrad", "fc2_wgrad");
-    backward_gemms(b, fc1(d), "fc1_dgrad", "fc1_wgrad");
-    b.reduce("tp_all_reduce_mlp_grad", "tp_reduce_scatter_mlp_grad");
-    b.gather("tp_all_gather_attn_grad");
-    backward_gemms(b, out_proj(d), "out_proj_dgrad", "out_proj_wgrad");
+    b.gather_then("tp_all_gather_mlp_grad", {dgrad_of(fc2(d), "fc2_dgrad"), wgrad_of(fc2(d), "fc2_wgrad")});
+    b.then_reduce({dgrad_of(fc1(d), "fc1_dgrad"), wgrad_of(fc1(d), "fc1_wgrad")}, "tp_all_reduce_mlp_grad",
+                  "tp_reduce_scatter_mlp_grad");
+    b.gather_then("tp_all_gather_attn_grad",
+                  {dgrad_of(out_proj(d), "out_proj_dgrad"), wgrad_of(out_proj(d), "out_proj_wgrad")});
   }
 }
 
@@ -184,19 +235,33 @@ void add_before_attention(LayerBuilder& b) {
 void add_after_attention(LayerBuilder& b) {
   const LayerDims& d = b.dims();
   if (b.pass() == Pass::Forward) {
-    b.gemm(out_proj(d));
-    b.reduce("tp_all_reduce_attn_out", "tp_reduce_scatter_attn_out");
-    b.gather("tp_all_gather_mlp_in");
-    b.gemm(fc1(d));
-    b.gemm(fc2(d));
-    b.reduce("tp_all_reduce_mlp_out", "tp_reduce_scatter_mlp_out");
+    b.then_reduce({out_proj(d)}, "tp_all_reduce_attn_out", "tp_reduce_scatter_attn_out");
+    b.gather_then("tp_all_gather_mlp_in", {fc1(d)});
+    b.then_reduce({fc2(d)}, "tp_all_reduce_mlp_out", "tp_reduce_scatter_mlp_out");
   } else {
-    backward_gemms(b, qkv(d), "qkv_proj_dgrad", "qkv_proj_wgrad");
-    b.reduce("tp_all_reduce_qkv_grad", "tp_reduce_scatter_qkv_grad");
+    b.then_reduce({dgrad_of(qkv(d), "qkv_proj_dgrad"), wgrad_of(qkv(d), "qkv_proj_wgrad")},
+                  "tp_all_reduce_qkv_grad", "tp_reduce_scatter_qkv_grad");
   }
 }
 
 }  // namespace
+
+std::optional<GemmShape> layer_gemm_shape(const Scenario& s, std::string_view label) {
+  const LayerDims d = dims_of(s);
+  struct Named {
+    Gemm forward;
+    const char* dgrad;
+    const char* wgrad;
+  };
+  const Named all[] = {{qkv(d), "qkv_proj_dgrad", "qkv_proj_wgrad"},
+                       {out_proj(d), "out_proj_dgrad", "out_proj_wgrad"},
+                       {fc1(d), "fc1_dgrad", "fc1_wgrad"},
+                       {fc2(d), "fc2_dgrad", "fc2_wgrad"}};
+  for (const Named& x : all)
+    for (const Gemm& g : {x.forward, dgrad_of(x.forward, x.dgrad), wgrad_of(x.forward, x.wgrad)})
+      if (label == g.label) return GemmShape{g.m, g.n, g.k};
+  return std::nullopt;
+}
 
 std::vector<TaskId> add_layer_ops(TaskGraph& g, const Scenario& s, const RankLayout& layout, int layer, Pass pass,
                                   LayerPart part, const std::vector<TaskId>& frontier,

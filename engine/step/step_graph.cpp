@@ -349,15 +349,20 @@ class StepGraphBuilder {
     std::sort(reduced.begin(), reduced.end());
     reduced.erase(std::unique(reduced.begin(), reduced.end()), reduced.end());
     for (int r = 0; r < layout_.world_size(); ++r) {
-      Task t;
-      t.kind = TaskKind::Copy;
-      t.bytes = work_.optimizer_bytes;
-      t.rank = r;
-      t.pass = Pass::Backward;
-      t.layer = 0;
-      const TaskId id = g_.add_task(t, "optimizer");
-      for (TaskId d : reduced) g_.add_dep(d, id);
-      front_[static_cast<std::size_t>(r)].assign(1, id);
+      TaskId prev = kNone;
+      for (const Kernel& k : work_.step_end) {   // gradient norm, Adam, FP8 weight cast
+        Task t;
+        t.kind = k.kind;
+        t.bytes = k.bytes;
+        t.rank = r;
+        t.pass = Pass::Backward;
+        t.layer = 0;
+        const TaskId id = g_.add_task(t, k.label);
+        if (prev == kNone) for (TaskId d : reduced) g_.add_dep(d, id);
+        else g_.add_dep(prev, id);
+        prev = id;
+      }
+      front_[static_cast<std::size_t>(r)].assign(1, prev);
     }
     if (dp_ && dist_ && !s_.ddp.overlap_param_gather)
       for (int st = 0; st < p_; ++st)

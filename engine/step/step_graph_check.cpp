@@ -5,6 +5,7 @@
 #include <string>
 
 #include "engine/schedule/build.h"
+#include "engine/step/fp8_work.h"
 #include "engine/step/layer_elementwise.h"
 #include "engine/step/step_graph.h"
 #include "engine/step/step_model.h"
@@ -47,6 +48,7 @@ std::size_t step_graph_task_estimate(const Scenario& s) {
   for (const Task& t : g.tasks()) (t.pass == Pass::Forward ? fwd : bwd) += 1;
   StepWork ew;
   add_layer_elementwise(s, ew);   // kernels added to every layer pass outside the layer graph
+  add_fp8_work(s, ew);
   const double per_rank_fwd = fwd / slice.world_size() + static_cast<double>(ew.layer_elementwise_forward.size());
   const double per_rank_bwd = bwd / slice.world_size() + static_cast<double>(ew.layer_elementwise_backward.size());
   const double layers_per_rank = static_cast<double>(s.model.num_layers) / std::max(1, s.pp());

@@ -21,19 +21,21 @@ namespace hcpsim::step {
 namespace {
 
 // Seconds of one compute kernel timed by the scenario's cost model (GEMM or memory-bound).
-double kernel_s(const CostModel& cost, TaskKind kind, double flops, double bytes) {
+// The label names a GEMM's shape and precision (CostModel::gemm_efficiency).
+double kernel_s(const CostModel& cost, TaskKind kind, double flops, double bytes, const char* label) {
   TaskGraph g;
   Task t;
   t.kind = kind;
   t.flops = flops;
   t.bytes = bytes;
-  return cost.compute_seconds(g, t);
+  const TaskId id = g.add_task(t, label);
+  return cost.compute_seconds(g, g.task(id));
 }
 
 // Seconds of kernels run one after the other.
 double kernels_s(const CostModel& cost, const std::vector<Kernel>& ks) {
   double total = 0;
-  for (const Kernel& k : ks) total += kernel_s(cost, k.kind, k.flops, k.bytes);
+  for (const Kernel& k : ks) total += kernel_s(cost, k.kind, k.flops, k.bytes, k.label);
   return total;
 }
 
@@ -268,7 +270,7 @@ StepReport compose_step(const Scenario& s, const LayerTimes& lt, const StepOptio
     // Everything data parallelism adds to the pipeline: exposed collectives and the compute their
     // hidden part slows down.
     r.dp_exposed_s = end_s - alone.makespan_s + ag_s;
-    r.optimizer_s = kernel_s(cost, TaskKind::Copy, 0, work.optimizer_bytes);
+    r.optimizer_s = kernels_s(cost, work.step_end);   // gradient norm, Adam, FP8 weight cast
     time_s = end_s + ag_s + r.optimizer_s;
   }
   r.time_s = time_s;

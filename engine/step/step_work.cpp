@@ -4,6 +4,7 @@
 #include <stdexcept>
 
 #include "engine/memory/memory_model.h"
+#include "engine/step/fp8_work.h"
 #include "engine/step/layer_elementwise.h"
 
 namespace hcpsim::step {
@@ -22,6 +23,16 @@ double layer_params(const Scenario& s) {
   const double q = static_cast<double>(s.model.num_attention_heads) * s.head_dim();
   const double kv = static_cast<double>(g) * s.head_dim();
   return (h * (q + 2 * kv) + q * h + 3 * h * f) / tp + 2 * h;
+}
+
+// The kernels after the gradient reduction (StepWork::step_end).
+void add_step_end(const Scenario& s, StepWork& w) {
+  const bool sharded = s.ddp.use_distributed_optimizer || s.ddp.shard_parameters;
+  if (s.cluster.efficiency.terms.grad_norm)
+    w.grad_norm_bytes = kGradBytesPerParam * w.params / (sharded ? w.dp_group_size : 1);
+  if (w.grad_norm_bytes > 0) w.step_end.push_back({TaskKind::Copy, 0, w.grad_norm_bytes, "grad_norm"});
+  w.step_end.push_back({TaskKind::Copy, 0, w.optimizer_bytes, "optimizer"});
+  if (w.fp8_weight_bytes > 0) w.step_end.push_back({TaskKind::Copy, 0, w.fp8_weight_bytes, "fp8_weight_cast"});
 }
 
 }  // namespace
@@ -52,6 +63,7 @@ StepWork step_work(const Scenario& s) {
   }
   // Activations [s/cp, b, h] per TP rank, scattered over TP with sequence parallelism.
   add_layer_elementwise(s, w);
+  add_fp8_work(s, w);
   w.p2p_bytes = e * tokens * h / (s.model.sequence_parallel ? s.tp() : 1);
   w.params = estimate_memory(s).parameters;
   w.dp_group_size = s.dp() * s.cp();
@@ -75,6 +87,7 @@ StepWork step_work(const Scenario& s) {
     w.grad_reduce_bytes = kGradBytesPerParam * w.params;
     w.optimizer_bytes = kOptimizerBytesPerParam * w.params;
   }
+  if (!prefill) add_step_end(s, w);
   return w;
 }
 

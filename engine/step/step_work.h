@@ -39,6 +39,15 @@ struct StepWork {
   double grad_reduce_bytes = 0;
   double param_gather_bytes = 0;
   double optimizer_bytes = 0;               // Adam's HBM traffic over the GPU's shard
+  // `grad_norm` term: the gradient-clipping norm reads every fp32 gradient of the GPU's shard once
+  // (Megatron's clip_grad_norm_fp32, before the optimizer); 0 with the term off.
+  double grad_norm_bytes = 0;
+  // `fp8_work` term (fp8_work.h): the cast of the GPU's layer weights to FP8 with their transposes,
+  // once per step; 0 without FP8 or with the term off.
+  double fp8_weight_bytes = 0;
+  // After the gradient reduction, every GPU in this order: the gradient norm (when priced), Adam,
+  // the FP8 weight cast (when priced). Filled by step_work from the three sizes above.
+  std::vector<Kernel> step_end;
   // ddp.shard_parameters (ZeRO-3 / FSDP), per layer and GPU of the DP x CP group: the all-gather's
   // input shard (parameters in params_dtype) and the reduce-scatter's output shard (gradients in
   // params_dtype); 0 without sharding. The non-layer parameters (embedding, output layer) keep the

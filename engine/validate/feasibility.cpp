@@ -9,6 +9,7 @@
 
 #include "engine/cost/calibration.h"
 #include "engine/fold/fold_plan.h"
+#include "engine/schedule/schedule_descriptor.h"
 #include "engine/validate/field_ranges.h"
 
 namespace hcpsim {
@@ -56,20 +57,10 @@ void check_faults(const Scenario& s, Diagnostics& d) {
   }
 }
 
-// Ring steps per rank and pass of the layer's comm type (each step is a few tasks).
+// Steps per rank and pass of the layer's schedule (each step is a few tasks).
 double ring_steps(const Scenario& s, CpCommType t) {
-  const int cp = s.cp();
-  if (cp <= 1) return 1;
-  switch (t) {
-    case CpCommType::P2P: return cp;
-    case CpCommType::DistFlashAttn: return cp / 2 + 2.0;
-    case CpCommType::A2AP2P:
-      return s.model.hierarchical_context_parallel_sizes.size() == 2 ? s.model.hierarchical_context_parallel_sizes[1] + 2.0
-                                                                     : cp;
-    case CpCommType::A2A:
-    case CpCommType::AllGather: return 3;
-  }
-  return cp;
+  if (s.cp() <= 1) return 1;
+  return schedule::schedule_of(t).steps_per_rank(s);
 }
 
 std::string graph_too_large(double tasks) {

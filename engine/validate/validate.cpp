@@ -8,9 +8,10 @@
 #include <sstream>
 #include <stdexcept>
 
-#include "engine/layout/rank_layout.h"
 #include "engine/validate/feasibility.h"
 #include "engine/validate/field_ranges.h"
+#include "engine/validate/placement_rules.h"
+#include "engine/validate/rule_checker.h"
 #include "engine/validate/validate_hyperparallel.h"
 #include "engine/validate/validate_knobs.h"
 
@@ -18,61 +19,12 @@ namespace hcpsim {
 
 namespace {
 
+using namespace validate_rules;
+
 std::string py_list(const std::vector<int>& v) {   // Python's repr of a list of ints: "[4, 2]"
   std::string s = "[";
   for (std::size_t i = 0; i < v.size(); ++i) s += (i ? ", " : "") + std::to_string(v[i]);
   return s + "]";
-}
-
-std::string group_str(const std::vector<int>& g) {
-  std::string s = "[";
-  for (std::size_t i = 0; i < g.size(); ++i) s += (i ? "," : "") + std::to_string(g[i]);
-  return s + "]";
-}
-
-class Checker {
- public:
-  explicit Checker(const Scenario& s) : s_(s) {}
-
-  void error(const std::string& path, std::string msg, std::vector<std::string> hints = {}) {
-    add(Severity::Error, path, std::move(msg), std::move(hints));
-  }
-  void warning(const std::string& path, std::string msg, std::vector<std::string> hints = {}) {
-    add(Severity::Warning, path, std::move(msg), std::move(hints));
-  }
-  Diagnostics take() { return std::move(d_); }
-
- private:
-  void add(Severity sev, const std::string& path, std::string msg, std::vector<std::string> hints) {
-    const SourceLocation loc = s_.location_of(path);
-    if (loc.override_index > 0) msg = "<override " + std::to_string(loc.override_index) + "> " + msg;
-    d_.add({sev, path, loc.line, loc.column, std::move(msg), std::move(hints)});
-  }
-  const Scenario& s_;
-  Diagnostics d_;
-};
-
-bool uses(const Scenario& s, CpCommType t) {
-  return std::find(s.model.cp_comm_type.begin(), s.model.cp_comm_type.end(), t) != s.model.cp_comm_type.end();
-}
-
-// Largest a2a size that divides cp and both per-TP-rank head counts (1 when none > 1 does).
-int largest_a2a(int cp, int h_t, int g_t) {
-  for (int a = cp; a > 1; --a)
-    if (cp % a == 0 && h_t % a == 0 && g_t % a == 0) return a;
-  return 1;
-}
-
-// Largest such size whose a2a group (a * tp GPUs, contiguous) still fits in one node.
-int largest_a2a_in_node(int cp, int h_t, int g_t, int tp, int gpn) {
-  for (int a = cp; a > 1; --a)
-    if (cp % a == 0 && h_t % a == 0 && g_t % a == 0 && a * tp <= gpn) return a;
-  return 1;
-}
-
-std::string split_hint(int a, int cp) {
-  return "cp_comm_type=a2a+p2p with hierarchical_context_parallel_sizes=[" + std::to_string(a) + ", " +
-         std::to_string(cp / a) + "]";
 }
 
 void check_sizes(const Scenario& s, Checker& c) {
@@ -149,19 +101,19 @@ void check_comm(const Scenario& s, Checker& c) {
             {"give one entry per layer, or a single name for all layers"});
   // DistFlashAttn shards the sequence its own way (one contiguous chunk per CP rank), so it cannot share
   // a layer list with the TE types, which need Megatron's dual-chunk shards.
-  if (uses(s, CpCommType::DistFlashAttn) &&
-      std::any_of(m.cp_comm_type.begin(), m.cp_comm_type.end(), [](CpCommType t) { return t != CpCommType::DistFlashAttn; }))
+  if (uses(s, own_shards) &&
+      std::any_of(m.cp_comm_type.begin(), m.cp_comm_type.end(), [](CpCommType t) { return !schedule::schedule_of(t).own_shards; }))
     c.error("model.cp_comm_type",
             "cp_comm_type 'dfa' (DistFlashAttn) cannot be mixed with other comm types: its contiguous sequence shards "
             "differ from the dual-chunk shards that p2p, a2a, all_gather and a2a+p2p read",
             {"use cp_comm_type: dfa for every layer, or no dfa entry"});
-  if (uses(s, CpCommType::DistFlashAttn) && m.attn_mask_type != MaskType::Causal)
+  if (uses(s, own_shards) && m.attn_mask_type != MaskType::Causal)
     c.error("model.cp_comm_type",
             "cp_comm_type 'dfa' (DistFlashAttn) balances the blocks of a causal mask; attn_mask_type is " +
                 std::string(to_string(m.attn_mask_type)),
             {"set model.attn_mask_type: causal, or use cp_comm_type: p2p for an unmasked layer"});
   // Rule 6.
-  const bool hier = uses(s, CpCommType::A2AP2P);
+  const bool hier = uses(s, hierarchical);
   const int h_t = s.tp() > 0 ? m.num_attention_heads / s.tp() : 0;
   const int g_t = s.kv_heads_per_tp_rank();
   if (hier && hcp.empty()) {
@@ -187,7 +139,7 @@ void check_comm(const Scenario& s, Checker& c) {
                std::to_string(hcp.size())});
   }
   // Rule 7: heads must split evenly over the a2a group.
-  if (uses(s, CpCommType::A2A) && cp > 1 && h_t > 0 && (h_t % cp != 0 || g_t % cp != 0)) {
+  if (uses(s, whole_cp_a2a) && cp > 1 && h_t > 0 && (h_t % cp != 0 || g_t % cp != 0)) {
     const int a = largest_a2a(cp, h_t, g_t);
     std::vector<std::string> hints;
     if (a > 1)
@@ -276,6 +228,9 @@ void check_step(const Scenario& s, Checker& c) {
     c.error("model.fp8",
             "fp8 '" + m.fp8 + "' needs FP8 tensor cores, but GPU '" + s.cluster.gpu.name + "' has no FP8 peak",
             {"use a Hopper or Blackwell GPU preset (h100-sxm, h200-sxm, b200, gb200) or set cluster.gpu.fp8_tflops"});
+  if (m.tp_comm_overlap && (s.tp() < 2 || !m.sequence_parallel))
+    c.error("model.tp_comm_overlap", "tp_comm_overlap overlaps the sequence-parallel collectives of tp > 1",
+            {"set tensor_model_parallel_size >= 2 and sequence_parallel: true, or tp_comm_overlap: false"});
   if (m.fp8_dot_product_attention && !s.fp8_enabled())
     c.error("model.fp8_dot_product_attention", "fp8_dot_product_attention needs fp8 to be set",
             {"set model.fp8: hybrid (or e4m3)"});
@@ -304,84 +259,6 @@ void check_dist_and_faults(const Scenario& s, Checker& c) {
   }
 }
 
-int node_span(const RankLayout& L, const std::vector<int>& g) {
-  std::set<int> nodes;
-  for (int r : g) nodes.insert(L.coord(r).node);
-  return static_cast<int>(nodes.size());
-}
-
-// Intra-node hops of every ring of a kind (each group read as a ring in list order).
-int intra_hops(const RankLayout& L, const std::vector<std::vector<int>>& rings) {
-  int n = 0;
-  for (const auto& g : rings)
-    for (std::size_t i = 0; i < g.size() && g.size() > 1; ++i)
-      n += L.coord(g[i]).node == L.coord(g[(i + 1) % g.size()]).node;
-  return n;
-}
-
-void check_placement(const Scenario& s, Checker& c) {
-  const auto& m = s.model;
-  const int cp = s.cp(), tp = s.tp(), gpn = s.cluster.gpus_per_node;
-  const bool hier = uses(s, CpCommType::A2AP2P) && m.hierarchical_context_parallel_sizes.size() == 2;
-  // Chunk size.
-  if (cp > 1 && m.seq_length / cp < 1024)
-    c.warning("model.seq_length", "each CP rank holds only " + std::to_string(m.seq_length / cp) +
-                                      " tokens (seq_length / cp < 1024): attention kernels run far below peak");
-  if (hier) {
-    const int A = m.hierarchical_context_parallel_sizes[0], P = m.hierarchical_context_parallel_sizes[1];
-    if (A == 1)
-      c.warning("model.hierarchical_context_parallel_sizes",
-                "a2a size 1: Transformer Engine runs a2a+p2p as plain p2p on the ring group");
-    if (P == 1)
-      c.warning("model.hierarchical_context_parallel_sizes",
-                "p2p ring size 1: Transformer Engine runs a2a+p2p as plain a2a on the a2a group");
-  }
-  if (s.hyperparallel_cp()) return;   // the a2a and ring placement rules below are for cp_comm_type
-  RankLayout L;
-  try {
-    L = RankLayout::from_scenario(s);
-  } catch (const std::exception&) {
-    return;   // the size errors above already explain why
-  }
-  const int h_t = m.num_attention_heads / tp, g_t = s.kv_heads_per_tp_rank();
-  const auto& a2a_groups = hier ? L.groups(GroupKind::HCP_A2A) : L.groups(GroupKind::CP);
-  if ((hier || uses(s, CpCommType::A2A)) && cp > 1) {
-    for (const auto& g : a2a_groups) {
-      if (node_span(L, g) > 1) {
-        const int a = largest_a2a_in_node(cp, h_t, g_t, tp, gpn);
-        c.warning(hier ? "model.hierarchical_context_parallel_sizes" : "model.cp_comm_type",
-                  "a2a group " + group_str(g) + " spans " + std::to_string(node_span(L, g)) +
-                      " nodes: its all-to-all runs over the inter-node network",
-                  {"with tp=" + std::to_string(tp) + " at most " + std::to_string(std::max(1, gpn / tp)) +
-                   " CP ranks share a node; " + (a > 1 ? split_hint(a, cp) + " keeps the a2a inside nodes" : std::string("use p2p"))});
-        break;
-      }
-    }
-  }
-  // Rings whose every hop leaves the node, where a split with a node-local a2a and some intra-node
-  // ring hops exists (a2a groups that exactly fill nodes are the intended design and not flagged).
-  if ((hier || uses(s, CpCommType::P2P)) && cp > 1) {
-    const int A = hier ? m.hierarchical_context_parallel_sizes[0] : 1;
-    const auto& rings = hier ? L.groups(GroupKind::HCP_P2P) : L.groups(GroupKind::CP);
-    const bool a2a_fills_nodes = tp * A == gpn;
-    if (!rings.empty() && rings.front().size() > 1 && intra_hops(L, rings) == 0 && !a2a_fills_nodes) {
-      for (int a = cp; a >= 1; --a) {
-        if (cp % a || h_t % a || g_t % a || a * tp >= gpn || a == A) continue;
-        LayoutParams p = L.params();
-        p.hcp_sizes = a > 1 ? std::vector<int>{a, cp / a} : std::vector<int>{};
-        const RankLayout alt = RankLayout::build(p);
-        if (intra_hops(alt, a > 1 ? alt.groups(GroupKind::HCP_P2P) : alt.groups(GroupKind::CP)) > 0) {
-          c.warning(hier ? "model.hierarchical_context_parallel_sizes" : "model.cp_comm_type",
-                    "every hop of every ring crosses nodes (ring " + group_str(rings.front()) + ")",
-                    {a > 1 ? split_hint(a, cp) + " keeps its a2a inside a node and gives the ring intra-node hops"
-                           : std::string("a flat ring (cp_comm_type=p2p) has intra-node hops with this tp")});
-          break;
-        }
-      }
-    }
-  }
-}
-
 }  // namespace
 
 Diagnostics validate(const Scenario& s) {
@@ -397,9 +274,7 @@ Diagnostics validate(const Scenario& s) {
   d.append(validate_knobs(s));
   if (!d.has_errors()) d.append(check_feasibility(s));
   if (!d.has_errors()) {
-    Checker w(s);
-    check_placement(s, w);
-    d.append(w.take());
+    d.append(check_placement(s));
   }
   return d;
 }

@@ -17,7 +17,8 @@ CsvTable builtin_cp_sweep(const Scenario& base, QStringList* skipped) {
   std::map<std::pair<int, std::string>, std::pair<double, QStringList>> best;
   for (const planning::PlanCandidate& c : planning::enumerate_candidates(base, gpus)) {
     if (c.cp < 2 || c.tp != base.tp() || c.pp != base.pp() || c.order != base.dist.order) continue;
-    const Scenario s = planning::apply_candidate(base, c, gpus);
+    Scenario s = planning::apply_candidate(base, c, gpus);
+    s.train.global_batch_size = 0;   // one micro-batch per DP replica: the attention of a layer does not depend on it
     const QString name = QStringLiteral("cp=%1 %2").arg(c.cp).arg(QString::fromStdString(c.comm_label()));
     const Diagnostics d = validate(s);
     if (d.has_errors()) {

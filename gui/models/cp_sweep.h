@@ -1,7 +1,9 @@
 #pragma once
 // The chart view's built-in cp sweep, when the user gave no CSV file: the planner's own candidates
 // (planning::enumerate_candidates) at the scenario's tp, pp and rank order, validated by the
-// scenario rules and predicted through the application layer with the analytic backend.
+// scenario rules and predicted through the application layer with the analytic backend. The global
+// batch of every point is one micro-batch per DP replica: what is charted, the attention of one
+// layer, does not depend on it, and a fixed batch would not divide at every cp.
 #include <QStringList>
 
 #include "engine/scenario/scenario.h"

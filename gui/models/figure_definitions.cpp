@@ -17,6 +17,9 @@ const std::vector<FigureDefinition>& figure_definitions() {
        "Megatron-LM's model FLOPs of the step divided by the step time, the GPUs and the dense bf16 peak."},
       {"step.model_tflops_per_gpu", "model TFLOP/s per GPU", "TFLOP/s",
        "Megatron-LM's model FLOPs of the step divided by the step time and the GPUs."},
+      {"error_band", "error band", "s",
+       "The step time range the error band gives: measured over predicted step time minus one ranged over "
+       "this much in the published holdout cases of the same class (level and precision)."},
       {"step.pipeline_bubble_fraction", "pipeline bubble", "%",
        "Share of the pipeline time the busiest stage does not compute."},
       {"memory.peak_bytes_per_gpu", "memory per GPU", "GiB",

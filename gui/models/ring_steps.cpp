@@ -3,10 +3,15 @@
 #include <numeric>
 #include <stdexcept>
 
+#include "engine/schedule/schedule_descriptor.h"
+
 namespace hcpsim::gui {
 namespace {
 
-bool ring_mode(CpCommType t) { return t == CpCommType::P2P || t == CpCommType::A2AP2P; }
+// What the schedule's descriptor says (engine/schedule/schedule_descriptor.h).
+bool ring_mode(CpCommType t) { return schedule::schedule_of(t).ring; }
+bool hierarchical(CpCommType t) { return schedule::schedule_of(t).hierarchical(); }
+bool whole_a2a(CpCommType t) { return schedule::schedule_of(t).a2a == schedule::A2aLevel::WholeCp; }
 
 std::vector<int> range(int from, int to) {
   std::vector<int> v(static_cast<std::size_t>(std::max(0, to - from)));
@@ -23,7 +28,7 @@ std::vector<int> concat(std::vector<int> a, const std::vector<int>& b) {
 
 RingStepModel::RingStepModel(const RingStepParams& p) : p_(p) {
   if (p_.cp < 1) throw std::invalid_argument("ring-step view: cp must be >= 1 (got " + std::to_string(p_.cp) + ")");
-  if (p_.type != CpCommType::A2AP2P) p_.a2a = 1;
+  if (!hierarchical(p_.type)) p_.a2a = 1;
   if (p_.a2a < 1 || p_.cp % p_.a2a != 0)
     throw std::invalid_argument("ring-step view: hierarchical a2a size " + std::to_string(p_.a2a) +
                                 " must divide cp " + std::to_string(p_.cp));
@@ -37,18 +42,18 @@ RingStepParams RingStepModel::params_from(const Scenario& s) {
   p.type = s.comm_type_for_layer(0);
   p.causal = s.model.attn_mask_type == MaskType::Causal;
   const auto& h = s.model.hierarchical_context_parallel_sizes;
-  p.a2a = (p.type == CpCommType::A2AP2P && h.size() == 2) ? h[0] : 1;
+  p.a2a = (hierarchical(p.type) && h.size() == 2) ? h[0] : 1;
   return p;
 }
 
 int RingStepModel::ring_size() const {
   if (ring_mode(p_.type)) return p_.cp / p_.a2a;
-  return p_.type == CpCommType::A2A ? 1 : p_.cp;
+  return whole_a2a(p_.type) ? 1 : p_.cp;
 }
 
 int RingStepModel::steps() const {
   if (ring_mode(p_.type)) return ring_size();
-  return p_.type == CpCommType::A2A ? 1 : 2;
+  return whole_a2a(p_.type) ? 1 : 2;
 }
 
 std::vector<int> RingStepModel::initial_chunks(int i) const { return {i, 2 * p_.cp - 1 - i}; }
@@ -89,7 +94,7 @@ RankStep RingStepModel::rank_step(int cp_index, int step) const {
       r.q_chunks_used = late(p);
       r.kv_chunks_used = r.kv_chunks_held;
     }
-  } else if (p_.type == CpCommType::A2A) {
+  } else if (whole_a2a(p_.type)) {
     r.ring_pos = cp_index;
     r.a2a_pos = cp_index;
     r.heads = "heads " + std::to_string(cp_index + 1) + "/" + std::to_string(p_.cp);
@@ -118,7 +123,7 @@ void RingStepModel::fill_cells() {
   // Every member of one a2a block computes the same blocks for a different head slice, so the
   // matrix (per head slice) is covered by one member per ring position: a = 0.
   const int stride = ring_mode(p_.type) ? p_.a2a : 1;
-  const int members = p_.type == CpCommType::A2A ? 1 : p_.cp;
+  const int members = whole_a2a(p_.type) ? 1 : p_.cp;
   for (int idx = 0; idx < members; idx += stride) {
     for (int t = 0; t < steps(); ++t) {
       const RankStep r = rank_step(idx, t);
@@ -127,7 +132,7 @@ void RingStepModel::fill_cells() {
           if (p_.causal && k > q) continue;   // fully masked: the kernel skips it
           BlockCell& c = cells_[static_cast<std::size_t>(q * n + k)];
           c.times += 1;
-          c.owner = p_.type == CpCommType::A2A ? -2 : r.ring_pos;
+          c.owner = whole_a2a(p_.type) ? -2 : r.ring_pos;
           c.step = t;
         }
       }

@@ -9,13 +9,14 @@
 
 #include "engine/graph/task_graph.h"
 #include "engine/scenario/scenario.h"
+#include "engine/schedule/schedule_descriptor.h"
 
 namespace hcpsim::gui {
 
 struct RingStepParams {
   int cp = 2;                          // CP group size (>= 1)
   int a2a = 1;                         // A: level-0 size for a2a+p2p (1 otherwise); cp % A == 0
-  CpCommType type = CpCommType::P2P;
+  CpCommType type = schedule::flat_ring_schedule().kind;   // the view reads its descriptor
   bool causal = true;
 };
 

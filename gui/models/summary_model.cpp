@@ -43,6 +43,13 @@ Summary summarize(const Report& r) {
     out.headline.push_back(make("step.mfu", 100 * st.mfu, QString::number(100 * st.mfu, 'f', 1) + " %"));
     out.headline.push_back(make("step.model_tflops_per_gpu", st.model_tflops_per_gpu,
                                 QString::number(st.model_tflops_per_gpu, 'f', 1) + " TFLOP/s"));
+    if (st.error_band) {
+      const accuracy::ErrorBand& b = *st.error_band;
+      out.error_band = QString::fromStdString(accuracy::describe(b));
+      out.headline.push_back(make("error_band", b.time_high(st.time_s),
+                                  format_seconds(b.time_low(st.time_s)) + " .. " + format_seconds(b.time_high(st.time_s)) +
+                                      " (" + out.error_band + ")"));
+    }
     out.headline.push_back(make("step.pipeline_bubble_fraction", 100 * st.pipeline_bubble_fraction,
                                 QString::number(100 * st.pipeline_bubble_fraction, 'f', 1) + " %"));
   }

@@ -23,13 +23,16 @@ struct MemoryItem {
 
 struct Summary {
   QString scenario, backend;
-  std::vector<SummaryFigure> headline;   // step time, tokens/s per GPU, MFU, bubble, memory, headroom
+  // step time, tokens/s per GPU, MFU, model TFLOP/s, the step's error band (when the model has one),
+  // bubble, attention per layer, memory, headroom
+  std::vector<SummaryFigure> headline;
   std::vector<SummaryFigure> exposed;    // exposed communication by group
   std::vector<MemoryItem> memory;        // the memory model's breakdown, in its order
   double capacity_bytes = 0;
   double peak_bytes = 0;
   bool has_step = false;                 // the report has the whole step (batch and pipeline divide)
   bool has_memory = false;
+  QString error_band;                    // accuracy::describe of the step's band, "" when it has none
   bool fits() const { return peak_bytes <= capacity_bytes; }
   // The figure of `key`, or nullptr.
   const SummaryFigure* find(const char* key) const;

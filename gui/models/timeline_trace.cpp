@@ -4,6 +4,8 @@
 #include <limits>
 #include <map>
 
+#include "engine/measured/measured_as_trace.h"
+#include "engine/measured/measured_input.h"
 #include "engine/compare/trace_compare.h"
 #include "engine/report/report.h"
 
@@ -60,7 +62,14 @@ std::pair<std::size_t, std::size_t> TimelineTrace::lane_range(int lane) const {
 }
 
 TimelineTrace load_chrome_trace(const std::string& path) {
+  if (is_profiler_trace_file(path)) return load_profiler_trace(path);
   TimelineTrace t = from_engine_trace(read_chrome_trace(path));
+  t.source = path;
+  return t;
+}
+
+TimelineTrace load_profiler_trace(const std::string& path) {
+  TimelineTrace t = from_engine_trace(measured_step_as_trace(read_measured_run({path}, KernelClassifier()), 0));
   t.source = path;
   return t;
 }

@@ -35,6 +35,10 @@ struct TimelineTrace {
 // Reads a trace file with the engine's reader (read_chrome_trace); throws std::runtime_error naming
 // the file and the problem.
 TimelineTrace load_chrome_trace(const std::string& path);
+// A profiler trace (PyTorch profiler JSON or an Nsight Systems export of one rank): its first
+// profiled step, each rank from 0 (engine/measured/measured_as_trace.h). load_chrome_trace opens
+// such files with this. Throws std::runtime_error naming the file.
+TimelineTrace load_profiler_trace(const std::string& path);
 // Converts an engine trace (e.g. from an in-process backend run).
 TimelineTrace from_engine_trace(const Trace& t);
 

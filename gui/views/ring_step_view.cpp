@@ -3,6 +3,7 @@
 #include <QPainter>
 #include <algorithm>
 
+#include "engine/schedule/schedule_descriptor.h"
 #include "gui/models/colors.h"
 
 namespace hcpsim::gui {
@@ -83,7 +84,7 @@ void RingStepView::paintEvent(QPaintEvent*) {
   p.setFont(f);
   p.setPen(QColor(0x20, 0x20, 0x20));
   QString mode = QString::fromLatin1(to_string(P.type));
-  if (P.type == CpCommType::A2AP2P) mode += QStringLiteral(" [%1,%2]").arg(P.a2a).arg(P.cp / P.a2a);
+  if (schedule::schedule_of(P.type).hierarchical()) mode += QStringLiteral(" [%1,%2]").arg(P.a2a).arg(P.cp / P.a2a);
   p.drawText(QPointF(kMargin, 22), QStringLiteral("%1, cp=%2, %3 mask — step %4 of %5")
                                        .arg(mode).arg(P.cp).arg(P.causal ? "causal" : "no")
                                        .arg(step_).arg(m.steps()));
@@ -110,7 +111,7 @@ void RingStepView::paintEvent(QPaintEvent*) {
     const QColor own = owner_color(m, r.ring_pos);
     p.setPen(QColor(0x20, 0x20, 0x20));
     QString label = QStringLiteral("i=%1").arg(i);
-    if (P.type == CpCommType::A2AP2P) label += QStringLiteral(" p=%1 a=%2").arg(r.ring_pos).arg(r.a2a_pos);
+    if (schedule::schedule_of(P.type).hierarchical()) label += QStringLiteral(" p=%1 a=%2").arg(r.ring_pos).arg(r.a2a_pos);
     if (r.kv_source >= 0) label += QStringLiteral(" ←%1 %2").arg(r.kv_source).arg(section_name(r.section));
     else label += QStringLiteral(" %1").arg(section_name(r.section));
     p.drawText(QRectF(kMargin, y, label_w - 4, row_h), Qt::AlignVCenter | Qt::AlignLeft, label);
@@ -193,8 +194,8 @@ void RingStepView::paintEvent(QPaintEvent*) {
   f.setBold(false);
   p.setFont(f);
   p.setPen(QColor(0x20, 0x20, 0x20));
-  QString bal = tr("blocks per %1:").arg(P.type == CpCommType::A2A ? tr("rank (per head slice)") : tr("ring position"));
-  if (P.type == CpCommType::A2A) {
+  QString bal = tr("blocks per %1:").arg(schedule::schedule_of(P.type).a2a == schedule::A2aLevel::WholeCp ? tr("rank (per head slice)") : tr("ring position"));
+  if (schedule::schedule_of(P.type).a2a == schedule::A2aLevel::WholeCp) {
     bal += QStringLiteral(" every rank computes all %1 for its %2 of the heads").arg(m.blocks_of_owner(-2)).arg(QStringLiteral("1/%1").arg(P.cp));
   } else {
     for (int o = 0; o < m.ring_size(); ++o) bal += QStringLiteral(" %1").arg(m.blocks_of_owner(o));

@@ -29,7 +29,7 @@ const BackendRegistry& engine_backends() {
 }
 
 // The nominal model the closed forms describe: every cost-model term of docs/metrics.md switched
-// off, in builds whose scenario format has the switches (issue #13's terms).
+// off, in builds whose scenario format has the switches.
 PredictOptions nominal() {
   PredictOptions o;
   if (schema::is_known_path("cluster.efficiency.model_terms.all"))

@@ -177,3 +177,41 @@ TEST(CliAccuracy, HelpExamples) {
       << r.out;
   EXPECT_NE(r.out.find("--max-mean-error 0.10 --max-error 0.20"), std::string::npos) << r.out;
 }
+
+TEST(CliAccuracy, LevelFilterAndClassSummaries) {
+  const auto r = run_hcpsim("accuracy '" + kData + "/suite' --format json --level collective", scratch("level"));
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  const auto j = nlohmann::json::parse(r.out);
+  ASSERT_EQ(j.at("cases").size(), 3u);   // the three nccl-* cases
+  for (const auto& c : j.at("cases")) EXPECT_EQ(c.at("case_class"), "collective") << c.at("name");
+  ASSERT_EQ(j.at("classes").size(), 1u);
+  const auto& cls = j.at("classes")[0];
+  EXPECT_EQ(cls.at("name"), "collective");
+  EXPECT_EQ(cls.at("fit").at("count").get<int>() + cls.at("holdout").at("count").get<int>(), 3);
+  // The whole suite: a kernel class and its level, each with the kernel cases' counts.
+  const auto all = nlohmann::json::parse(run_hcpsim("accuracy '" + kData + "/suite' --format json", scratch("cls")).out);
+  int kernel_cases = 0;
+  for (const auto& c : all.at("cases")) kernel_cases += c.at("kind") == "kernel";
+  bool seen = false;
+  for (const auto& c : all.at("classes"))
+    if (c.at("name") == "kernel/bf16") {
+      seen = true;
+      EXPECT_EQ(c.at("fit").at("count").get<int>() + c.at("holdout").at("count").get<int>(), kernel_cases);
+    }
+  EXPECT_TRUE(seen);
+  // A level without cases in the folder is an error naming it; an unknown level is a usage error.
+  const auto none = run_hcpsim("accuracy '" + kData + "/suite' --level whole_step", scratch("none"));
+  EXPECT_EQ(none.exit_code, 1);
+  EXPECT_NE(none.err.find("of level whole_step"), std::string::npos) << none.err;
+  EXPECT_EQ(run_hcpsim("accuracy '" + kData + "/suite' --level furlong", scratch("bad")).exit_code, 2);
+}
+
+TEST(CliAccuracy, ErrorBandTableIsCppOfTheWholeFolder) {
+  const auto r = run_hcpsim("accuracy '" + kData + "/suite' --error-band-table", scratch("ebt"));
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_NE(r.out.find("const std::vector<ErrorBand>& error_band_table()"), std::string::npos) << r.out;
+  EXPECT_NE(r.out.find("\"kernel/bf16\""), std::string::npos) << r.out;
+  const auto bad = run_hcpsim("accuracy '" + kData + "/suite' --error-band-table --role holdout", scratch("ebt2"));
+  EXPECT_EQ(bad.exit_code, 2);
+  EXPECT_NE(bad.err.find("--error-band-table takes the bands of the whole folder"), std::string::npos) << bad.err;
+}

@@ -4,13 +4,18 @@
 
 #include <algorithm>
 #include <cmath>
+#include <nlohmann/json.hpp>
 
 #include "engine/accuracy/accuracy_report.h"
 #include "engine/accuracy/backtest.h"
 #include "engine/accuracy/case_class.h"
 #include "engine/accuracy/case_loader.h"
 #include "engine/accuracy/error_band.h"
+#include "engine/app/engine_backends.h"
+#include "engine/app/simulate.h"
 #include "engine/backend/backend.h"
+#include "engine/report/report.h"
+#include "engine/scenario/loader.h"
 #include "engine/scenario/scenario.h"
 
 using namespace hcpsim::accuracy;
@@ -148,4 +153,36 @@ TEST(ErrorBand, CommittedTableMatchesTheBacktest) {
   // Every whole-step class the suite has must give simulate a band.
   EXPECT_TRUE(band_in(table, "whole_step/bf16"));
   EXPECT_TRUE(band_in(table, "whole_step/fp8"));
+}
+
+// simulate's step carries the band of its class, and the JSON report gives the ranges it implies.
+TEST(ErrorBand, SimulateReportsTheBandOfItsClass) {
+  hcpsim::LoadOptions opt;
+  opt.overrides = {"simulation.backend=analytic"};
+  hcpsim::Scenario s = hcpsim::load_scenario_file(HCPSIM_SCENARIOS_DIR "/llama3-8b-64k-dgx-h100-p2p.yaml", opt);
+  hcpsim::BackendRegistry backends;
+  hcpsim::register_engine_backends(backends);
+  auto backend = backends.create("analytic");
+  hcpsim::SimulateOptions so;
+  so.keep_events = false;
+  const hcpsim::Report r = hcpsim::simulate_scenario(s, *backend, so).report;
+  ASSERT_TRUE(r.step);
+  const auto expected = error_band_for(s);
+  ASSERT_TRUE(expected);
+  ASSERT_TRUE(r.step->error_band);
+  EXPECT_EQ(r.step->error_band->case_class, "whole_step/bf16");
+  EXPECT_EQ(r.step->error_band->case_class, expected->case_class);
+  const auto j = nlohmann::json::parse(hcpsim::report_to_json(r));
+  const auto& b = j.at("step").at("error_band");
+  EXPECT_EQ(b.at("case_class"), "whole_step/bf16");
+  EXPECT_NEAR(b.at("time_s")[0].get<double>(), r.step->time_s * (1 + expected->low_fraction), 1e-9);
+  EXPECT_NEAR(b.at("time_s")[1].get<double>(), r.step->time_s * (1 + expected->high_fraction), 1e-9);
+  EXPECT_NEAR(b.at("tokens_per_s_per_gpu")[1].get<double>(),
+              r.step->tokens_per_s_per_gpu / (1 + expected->low_fraction), 1e-6);
+  // FP8 changes the class (and so the band).
+  s.model.fp8 = "hybrid";
+  EXPECT_EQ(case_class_of(s), "whole_step/fp8");
+  const auto fp8 = error_band_for(s);
+  ASSERT_TRUE(fp8);
+  EXPECT_EQ(fp8->case_class, "whole_step/fp8");
 }

@@ -154,7 +154,7 @@ std::vector<Case> cases() {
       {"unknown_option", kBase, "!validate FILE --frobnicate", 2, {"--frobnicate"}},
       {"layout_bad_format", kBase, "!layout FILE --format xml", 2, {"xml not in {text,json}"}},
       {"unknown_command", none, "!frobnicate", 2, {"unknown command 'frobnicate'", "valid commands: ", "simulate"}},
-      // --- hardening (issue 19): found by mutating scenarios; each used to crash, hang or print a wrong number
+      // --- hardening: found by mutating scenarios; each used to crash, hang or print a wrong number
       {"long_name", R("name: bad", "name: " + std::string(26000, 'a')), "", 1, {"FILE:1:7: error: name: text of 26000 characters; at most 128 are allowed here"}},
       {"long_name_invalid_chars", R("name: bad", "name: " + std::string(30000, 'A')), "", 1, {"FILE:1:7: error: name: text of 30000 characters; at most 128"}},
       {"long_text_field", kBase + "description: " + std::string(5000, 'x') + "\n", "", 1, {"FILE:11:14: error: description: text of 5000 characters; at most 4096"}},
@@ -196,6 +196,8 @@ std::vector<Case> cases() {
       {"simulate_trace_ranks_beyond_world", kBase, "!simulate FILE --backend analytic --trace /dev/null --trace-ranks 2-8", 2, {"--trace-ranks: 8 is out of range; valid ranks are 0..7"}},
       {"simulate_trace_layers_reversed", kBase, "!simulate FILE --backend analytic --trace /dev/null --trace-layers 1-0", 2, {"--trace-layers: range '1-0' ends before it starts"}},
       {"simulate_trace_ranks_without_trace", kBase, "!simulate FILE --backend analytic --trace-ranks 0", 2, {"--trace-ranks requires --trace"}},
+      {"simulate_step_trace_prefill", kBase, "!simulate FILE train.mode=prefill --backend analytic --step-trace /dev/null", 1, {"build_step_graph: the whole-step graph covers training steps only"}},
+      {"simulate_step_trace_dev_full", kBase, "!simulate FILE --backend analytic --step-trace /dev/full", 1, {"error: --step-trace: ", "cannot write /dev/full"}},
       {"simulate_trace_gz_unwritable", kBase, "!simulate FILE --backend analytic --trace /no/such/dir/t.json.gz", 1, {"--trace: cannot write /no/such/dir/t.json.gz"}},
       {"graph_layer_out_of_range", kBase, "!graph FILE --layer 9999", 2, {"--layer 9999 is outside 0..0"}},
       {"graph_rank_negative", kBase, "!graph FILE --rank -1", 2, {"'-1' is outside the valid range 0..262143"}},

@@ -1,5 +1,5 @@
 // Inputs the bad-input table cannot express (special files, large files, stdout checks): each one
-// used to hang, read without bound, or print a wrong number with exit 0 (issue 19).
+// used to hang, read without bound, or print a wrong number with exit 0.
 #include <gtest/gtest.h>
 #include <sys/stat.h>
 #include <unistd.h>

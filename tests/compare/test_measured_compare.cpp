@@ -8,6 +8,7 @@
 
 #include "engine/app/prediction.h"
 #include "engine/compare/measured_compare.h"
+#include "engine/measured/measured_as_trace.h"
 #include "engine/measured/measured_input.h"
 #include "engine/scenario/loader.h"
 #include "tests/support/kineto_synth.h"
@@ -144,6 +145,35 @@ TEST_F(MegatronShaped, MoreLayersThanPredictedShowInCountsNotInKernelTimes) {
   bool noted = false;
   for (const auto& n : r.notes) noted = noted || n.find(" attention_forward 32/8 ") != std::string::npos;
   EXPECT_TRUE(noted);
+}
+
+}  // namespace
+}  // namespace hcpsim
+
+namespace hcpsim {
+namespace {
+
+TEST_F(MegatronShaped, OneProfiledStepAsATraceForTheTimeline) {
+  testing::KinetoSynthOptions o;
+  o.steps = 2;
+  const MeasuredRun run = read_measured_run({generate("timeline", o)}, KernelClassifier());
+  std::size_t left_out = 99;
+  const Trace t = measured_step_as_trace(run, 1, &left_out);
+  EXPECT_EQ(left_out, 0u);   // every generated kernel has an hcpsim kind
+  EXPECT_EQ(t.events.size(), predicted_->events.size());
+  std::map<int, double> first;
+  for (const auto& e : t.events) first.try_emplace(e.rank, e.start_s).first->second = std::min(first[e.rank], e.start_s);
+  for (const auto& [rank, s] : first) EXPECT_NEAR(s, 0.0, 1e-12) << rank;
+  std::map<TaskKind, int> kinds_pred, kinds_meas;
+  for (const auto& e : predicted_->events) ++kinds_pred[e.kind];
+  for (const auto& e : t.events) ++kinds_meas[e.kind];
+  EXPECT_EQ(kinds_pred, kinds_meas);
+  EXPECT_THROW(measured_step_as_trace(run, 2), std::invalid_argument);
+  // A public trace: memory-bound, optimizer and unclassified kernels have no hcpsim kind.
+  const MeasuredRun hta = read_measured_run({std::string(HCPSIM_SOURCE_DIR) + "/tests/data/measured/hta/sampled_rank-1.json.gz"},
+                                            KernelClassifier());
+  measured_step_as_trace(hta, 0, &left_out);
+  EXPECT_GT(left_out, 0u);
 }
 
 }  // namespace

@@ -4,6 +4,7 @@
 #include <sqlite3.h>
 #include <zlib.h>
 
+#include <algorithm>
 #include <filesystem>
 #include <fstream>
 #include <string>
@@ -241,6 +242,20 @@ TEST(NsysReader, OneRankPerProcessWithNvtxSteps) {
   EXPECT_EQ(r.kernels[0].step, 0);   // launched at 0.9 ms, inside "step 7"
   EXPECT_EQ(r.kernels[1].step, 0);   // launched at 1.4 ms, inside; runs after the range ends
   EXPECT_EQ(r.streams.at(21), Stream::NcclP2P);
+}
+
+TEST(NsysReader, RealExportFromPerlmutter) {
+  const std::string path = std::string(HCPSIM_SOURCE_DIR) + "/tests/data/measured/nsys/saxpy-mpi-cuda_nsys_perlmutter0.sqlite";
+  EXPECT_NE(error_of({path}).find("@3"), std::string::npos);   // one process, no rank in the name
+  const MeasuredRun run = read({path + "@0"});
+  ASSERT_EQ(run.ranks.size(), 1u);
+  const auto& r = run.ranks[0];
+  EXPECT_EQ(r.kernels.size(), 20u);
+  EXPECT_EQ(count_kind(r, MeasuredKind::Copy), 15u);    // memcpys
+  EXPECT_EQ(count_kind(r, MeasuredKind::Other), 5u);    // saxpy(double*, ...): no rule
+  EXPECT_EQ(r.steps, 0);
+  for (const auto& k : r.kernels) EXPECT_GT(k.end_s, k.start_s);
+  EXPECT_NE(std::find(run.names.begin(), run.names.end(), "saxpy(double *, double *, double *, double, int)"), run.names.end());
 }
 
 TEST(NsysReader, ForeignDatabaseIsRefused) {

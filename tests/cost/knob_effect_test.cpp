@@ -40,6 +40,7 @@ double layer_fwd(const Report& r) { return r.layer_forward_s; }
 // The layer's GEMM time on one GPU: the layer's forward less its attention (no communication).
 double gemm_part(const Report& r) { return r.layer_forward_s - r.attention_forward_s; }
 double memory_capacity(const Report& r) { return r.memory ? r.memory->capacity_bytes_per_gpu : 0.0; }
+double step_time(const Report& r) { return r.step ? r.step->time_s : 0.0; }
 
 std::vector<Knob> knobs() {
   using test::kRingComm, test::kRingCompute, test::kSingleGpu, test::kTensorParallel, test::kTwoNodes;
@@ -68,9 +69,12 @@ std::vector<Knob> knobs() {
       // Protocols differ for small messages (LL / LL128): a 64-token all-reduce.
       {t + "nccl_protocols", kTensorParallel, "off", "on", layer_fwd, Expect::Decreases, {"model.seq_length=64"}},
       {t + "nccl_p2p_channels", kTwoNodes, "off", "on", attention_fwd, Expect::Differs},
+      {t + "gemm_shapes", kSingleGpu, "off", "on", gemm_part, Expect::Differs},
+      {t + "fp8_work", kSingleGpu, "off", "on", gemm_part, Expect::Increases, {"model.fp8=hybrid"}},
+      {t + "grad_norm", kSingleGpu, "off", "on", step_time, Expect::Increases},
       {"cluster.gpu.name", kSingleGpu, "h100-sxm", "b200", attention_fwd, Expect::Decreases},
       {"cluster.gpu.bf16_tflops", kSingleGpu, "400 TFLOPS", "800 TFLOPS", attention_fwd, Expect::InverseRatio},
-      {"cluster.gpu.fp8_tflops", kSingleGpu, "1000 TFLOPS", "2000 TFLOPS", gemm_part, Expect::InverseRatio, {"model.fp8=hybrid"}},
+      {"cluster.gpu.fp8_tflops", kSingleGpu, "1000 TFLOPS", "2000 TFLOPS", gemm_part, Expect::InverseRatio, {"model.fp8=hybrid", "cluster.efficiency.model_terms.fp8_work=off"}},
       {"cluster.gpu.hbm_bandwidth", kRingComm, "1 TB/s", "4 TB/s", attention_fwd, Expect::Decreases},
       {"cluster.gpu.memory", kSingleGpu, "40 GiB", "80 GiB", memory_capacity, Expect::Increases},
       {"cluster.gpu.sm_count", kRingCompute, "20", "132", attention_fwd, Expect::Decreases},

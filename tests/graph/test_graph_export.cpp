@@ -6,6 +6,7 @@
 #include <sstream>
 
 #include "engine/graph/graph_export.h"
+#include "engine/schedule/graph_text.h"
 #include "engine/layout/rank_layout.h"
 #include "engine/schedule/build.h"
 #include "tests/graph/scenario_fixture.h"

@@ -56,6 +56,17 @@ TEST(SummaryModel, HeadlineFiguresWithUnits) {
   EXPECT_EQ(s.memory[1].name, "activations");
 }
 
+TEST(SummaryModel, ErrorBandWhenTheStepHasOne) {
+  Report r = report_with_step(60, 80);
+  EXPECT_EQ(summarize(r).find("error_band"), nullptr);
+  r.step->error_band = accuracy::ErrorBand{.low_fraction = -0.1, .high_fraction = 0.2, .case_class = "whole_step/bf16",
+                                           .holdout_cases = 5};
+  const Summary s = summarize(r);
+  ASSERT_NE(s.find("error_band"), nullptr);
+  EXPECT_TRUE(s.find("error_band")->text.startsWith("11.25 s .. 15 s (")) << s.find("error_band")->text.toStdString();
+  EXPECT_TRUE(s.error_band.contains("whole_step/bf16"));
+}
+
 TEST(SummaryModel, DoesNotFitByHowMuch) {
   const Summary s = summarize(report_with_step(90.5, 80));
   EXPECT_FALSE(s.fits());

@@ -180,6 +180,11 @@ TEST(Screenshot, TimelineAndChartFromTheAnalyticBackend) {
   const CsvTable t = builtin_cp_sweep(s, &skipped);
   // world 16 / tp 2 = 8: cp 2, 4, 8. KV heads per TP rank = 4, so the rules reject a2a at cp=8.
   EXPECT_TRUE(skipped.join('\n').contains("cp=8 a2a:")) << skipped.join('\n').toStdString();
+  for (const char* cp : {"2", "4", "8"}) {   // every cp that divides the GPUs has its rows (p2p at least)
+    bool p2p = false;
+    for (const auto& row : t.rows) p2p = p2p || (row[0] == cp && row[1] == "p2p");
+    EXPECT_TRUE(p2p) << "cp=" << cp << ": " << skipped.join('\n').toStdString();
+  }
   QStringList cp8;
   for (const auto& row : t.rows)
     if (row[0] == "8") cp8 << row[1] + row[2];

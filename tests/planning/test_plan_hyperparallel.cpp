@@ -12,8 +12,8 @@
 #include <unistd.h>
 
 #include "engine/app/backend_catalog.h"
+#include "engine/app/point_eval.h"
 #include "engine/planning/planner.h"
-#include "engine/planning/point_eval.h"
 #include "engine/planning/sweep_spec.h"
 #include "engine/scenario/loader.h"
 #include "engine/validate/validate.h"

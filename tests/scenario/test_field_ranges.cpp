@@ -24,7 +24,7 @@ const std::set<std::string> kNotNumeric{
     "cluster.faults[].nic", "cluster.faults[].failed", "simulation", "simulation.backend", "simulation.passes",
     "simulation.fold",
     "model.recompute_granularity", "model.recompute_method", "model.elementwise_ops", "model.fp8", "model.fp8_recipe",
-    "model.fp8_dot_product_attention", "model.untie_embeddings_and_output_weights", "train.mode", "ddp",
+    "model.fp8_dot_product_attention", "model.tp_comm_overlap", "model.untie_embeddings_and_output_weights", "train.mode", "ddp",
     "ddp.use_distributed_optimizer", "ddp.overlap_grad_reduce", "ddp.overlap_param_gather", "ddp.shard_parameters",
     "cluster.intra_node.nvls", "cluster.efficiency.attention_kernel", "cluster.efficiency.model_terms",
     "cluster.efficiency.model_terms.all", "cluster.efficiency.model_terms.comm_compute_interference",
@@ -32,6 +32,8 @@ const std::set<std::string> kNotNumeric{
     "cluster.efficiency.model_terms.memory_operators", "cluster.efficiency.model_terms.attention_shapes",
     "cluster.efficiency.model_terms.nccl_rails", "cluster.efficiency.model_terms.nccl_ring_latency",
     "cluster.efficiency.model_terms.nccl_protocols", "cluster.efficiency.model_terms.nccl_p2p_channels",
+    "cluster.efficiency.model_terms.gemm_shapes", "cluster.efficiency.model_terms.fp8_work",
+    "cluster.efficiency.model_terms.grad_norm",
     "model.dsa", "hyperparallel", "hyperparallel.style", "hyperparallel.load_balance", "hyperparallel.layout",
     "hyperparallel.mesh_dim_names"};
 

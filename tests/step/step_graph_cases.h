@@ -24,6 +24,8 @@ struct StepCase {
   CpCommType comm = CpCommType::P2P;
   int nics_per_node = 8;   // 8: one NIC per GPU (rail), fewer: the stage's transfers share NICs
   ElementwiseOps elementwise = ElementwiseOps::None;
+  std::string fp8{};       // model.fp8 ("" = off)
+  bool tp_comm_overlap = false;
 };
 
 // The case's name as a test name (gtest allows letters, digits and '_').
@@ -54,6 +56,8 @@ inline Scenario step_case_scenario(const StepCase& c) {
   s.model.cp_comm_type = {c.comm};
   s.model.recompute_granularity = c.recompute;
   s.model.elementwise_ops = c.elementwise;
+  s.model.fp8 = c.fp8;
+  s.model.tp_comm_overlap = c.tp_comm_overlap;
   s.cluster.nodes = c.pp;   // tp x cp x dp = 8 GPUs = one node per stage
   s.cluster.gpus_per_node = 8;
   s.cluster.nics_per_node = c.nics_per_node;
@@ -91,6 +95,11 @@ inline std::vector<StepCase> step_cases() {
                .elementwise = ElementwiseOps::Unfused});
   v.push_back({.name = "pp2-m4-unfused-elementwise-non-attention", .recompute = RecomputeGranularity::NonAttention,
                .elementwise = ElementwiseOps::Unfused});
+  // FP8: the casts around the FP8 GEMMs in every pass, the weight cast after the optimizer.
+  v.push_back({.name = "pp2-m4-fp8-fused-elementwise", .elementwise = ElementwiseOps::Fused, .fp8 = "hybrid"});
+  v.push_back({.name = "pp2-m4-fp8-full-recompute", .recompute = RecomputeGranularity::Full, .fp8 = "hybrid"});
+  // TE userbuffers: the sequence-parallel collectives pipelined with their GEMMs' chunks.
+  v.push_back({.name = "pp2-m4-tp-comm-overlap", .tp_comm_overlap = true});
   return v;
 }
 

@@ -7,9 +7,9 @@
 #include <set>
 
 #include "engine/app/engine_backends.h"
+#include "engine/app/point_eval.h"
 #include "engine/backend/backend.h"
 #include "engine/planning/planner.h"
-#include "engine/planning/point_eval.h"
 #include "engine/scenario/loader.h"
 #include "engine/validate/validate.h"
 

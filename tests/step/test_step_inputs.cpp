@@ -39,6 +39,18 @@ const Diagnostic* first_error(const Diagnostics& d, const std::string& path) {
   return nullptr;
 }
 
+TEST(StepInputs, TpCommOverlapNeedsSequenceParallelism) {
+  const Scenario s = load_scenario_string(yaml("  tp_comm_overlap: true\n", ""), presets(), "job.yaml");
+  EXPECT_TRUE(s.model.tp_comm_overlap);
+  const Diagnostic* e = first_error(validate(s), "model.tp_comm_overlap");
+  ASSERT_NE(e, nullptr);
+  EXPECT_NE(e->message.find("sequence-parallel"), std::string::npos) << e->message;
+  EXPECT_GT(e->line, 0);
+  const Scenario ok =
+      load_scenario_string(yaml("  tp_comm_overlap: true\n  sequence_parallel: true\n", ""), presets(), "job.yaml");
+  EXPECT_EQ(first_error(validate(ok), "model.tp_comm_overlap"), nullptr);
+}
+
 TEST(StepInputs, BridgeNamesAreRead) {
   const Scenario s = load_scenario_string(
       yaml("  virtual_pipeline_model_parallel_size: 2\n  recompute_granularity: full\n  recompute_method: block\n"

@@ -1,4 +1,4 @@
-#include "engine/planning/point_eval.h"
+#include "engine/app/point_eval.h"
 
 #include <cmath>
 #include <limits>

@@ -1,0 +1,83 @@
+// GEMM efficiency by shape and precision (term `gemm_shapes`). The constants are fitted to public
+// measurements, each named below; docs/metrics.md section 9.11 gives the fits' errors.
+#include "engine/cost/gemm_efficiency.h"
+
+#include <algorithm>
+#include <cmath>
+
+#include "engine/schedule/layer_ops.h"
+
+namespace hcpsim {
+namespace {
+
+bool starts_with(const std::string& s, const char* p) { return s.rfind(p, 0) == 0; }
+
+// Output tiles of the kernels cuBLAS runs for large BF16 / FP8 GEMMs on Hopper and Blackwell.
+constexpr double kTileM = 128;
+constexpr double kWideTileN = 256;
+constexpr double kNarrowTileN = 128;
+
+// H100 SXM5 BF16: OpenXLA's measured cuBLAS table for sm_90 (xla/service/gpu/model/
+// matmul_interpolator_data.h, "bf16xbf16->bf16", 32 shapes m, n, k in 256..4096, batch 1..4),
+// fitted with the cost model's 2 us per kernel: mean error 6.9 % over the 21 shapes of >= 8 GFLOP
+// (4096^3: 783 TFLOP/s measured, 764 fitted).
+constexpr GemmKernelFit kHopperBf16{0.85, 0.82, 228};
+// H100-class FP8 (E4M3): k_half twice BF16's (a K stage of the same bytes holds twice the elements);
+// plateau from a K sweep of FP8 GEMMs at m = n = 8192 on an H800 SXM (tile-lang's
+// benchmark/matmul_fp8/README.md: 1129 TFLOP/s at k 1024, 1467 at 4096, 1541 at 16384), which the
+// doubled k_half reproduces within 4 % from k = 256 to 16384.
+constexpr GemmKernelFit kHopperFp8{0.825, 0.82, 456};
+// B200 BF16: the same OpenXLA table for sm_100 (20 shapes >= 8 GFLOP, mean error 5.0 %; 4 x 4096 x
+// 4096 x 2048: 1544 TFLOP/s of 2250). GB200 is taken as the same kernels at its own peak.
+constexpr GemmKernelFit kBlackwellBf16{0.73, 0.96, 375};
+// Blackwell FP8: k_half doubled as on Hopper; the plateau is BF16's (no FP8 fit published here).
+constexpr GemmKernelFit kBlackwellFp8{0.73, 0.96, 750};
+
+double tile_efficiency(const GemmShape& s, double tile_n, int sms) {
+  const double tiles_m = std::ceil(s.m / kTileM), tiles_n = std::ceil(s.n / tile_n);
+  const double tiles = tiles_m * tiles_n;
+  const double fill = (s.m * s.n) / (tiles_m * kTileM * tiles_n * tile_n);
+  const double waves = std::ceil(tiles / sms);
+  return fill * tiles / (waves * sms);
+}
+
+}  // namespace
+
+std::optional<GemmKernelFit> published_gemm_fit(const std::string& gpu, GemmPrecision p) {
+  const bool fp8 = p == GemmPrecision::FP8;
+  if (starts_with(gpu, "h100") || starts_with(gpu, "h200") || starts_with(gpu, "h800"))
+    return fp8 ? kHopperFp8 : kHopperBf16;
+  if (starts_with(gpu, "b200") || starts_with(gpu, "gb200")) return fp8 ? kBlackwellFp8 : kBlackwellBf16;
+  return std::nullopt;
+}
+
+double gemm_shape_efficiency(const GemmKernelFit& fit, const GemmShape& s, int sm_count) {
+  if (!(s.m > 0 && s.n > 0 && s.k > 0)) return fit.plateau;
+  const int sms = std::max(1, sm_count);
+  const double tiles = std::max(tile_efficiency(s, kWideTileN, sms),
+                                fit.narrow_tile_ratio * tile_efficiency(s, kNarrowTileN, sms));
+  return fit.plateau * tiles * s.k / (s.k + fit.k_half);
+}
+
+std::optional<GemmShape> gemm_shape_of(const Scenario& s, std::string_view label) {
+  if (auto layer = layer_gemm_shape(s, label)) return layer;
+  // The output layer (engine/step/step_work.cpp): [tokens x h] x [h x V/tp]; prefill computes
+  // the logits of each sequence's last token only.
+  const double h = s.model.hidden_size;
+  const double vocab = static_cast<double>(s.model.vocab_size) / std::max(1, s.tp());
+  const double tokens = s.train.mode == TrainMode::Prefill
+                            ? static_cast<double>(s.train.micro_batch_size)
+                            : static_cast<double>(s.train.micro_batch_size) * static_cast<double>(s.model.seq_length) /
+                                  std::max(1, s.cp());
+  if (label == "output_gemm") return GemmShape{tokens, vocab, h};
+  if (label == "output_dgrad") return GemmShape{tokens, h, vocab};
+  if (label == "output_wgrad") return GemmShape{h, vocab, tokens};
+  return std::nullopt;
+}
+
+GemmShape cube_gemm(double flops) {
+  const double side = std::cbrt(std::max(0.0, flops) / 2.0);
+  return {side, side, side};
+}
+
+}  // namespace hcpsim
