@@ -140,6 +140,11 @@ int run_plan_command(const PlanArgs& a, MpiJob* job) {
     return 2;
   }
   if (!root) return 0;
+  if (gpus > base.cluster.gpus_per_node && !app::backend_registry().create(a.backend)->capabilities().models_contention)
+    out.notes.push_back("backend " + a.backend +
+                        " does not share links between concurrent flows: the GPUs of a node that send to other "
+                        "nodes at once are each timed with their NICs to themselves (NIC sharing is not priced); "
+                        "--backend simgrid prices it");
   po.gpus = gpus;
   const PlanPrint pp{a.positional[0], lo.overrides, a.backend, gpus};
   if (a.format == "json") print_plan_json(base, out, pp);

@@ -110,6 +110,10 @@ int run(const SimulateArgs& args) {
       std::cerr << "hcpsim simulate: error: --trace: " << e.what() << '\n';
       return 1;
     }
+    if (verbose()) {
+      std::cerr << "efficiency sources (value used, where it came from):\n";
+      for (const EfficiencySource& e : r.report.efficiency_sources) std::cerr << "  " << describe(e) << '\n';
+    }
     if (!args.step_trace_path.empty() &&
         !write_trace_file(app::predict_step_trace(s, args.backend), args.step_trace_path, "simulate", "--step-trace"))
       return 1;

@@ -8,6 +8,7 @@
 #include <optional>
 #include <utility>
 
+#include "engine/cost/efficiency_sources.h"
 #include "engine/accuracy/error_band.h"
 #include "engine/app/trace_during_run.h"
 #include "engine/fold/fold_plan.h"
@@ -91,6 +92,7 @@ SimulationResult simulate_planned(const Scenario& full, const FoldPlan& fold, Ba
   r.report.configuration = r.trace.configuration;
   r.report.overrides = r.trace.overrides;
   r.report.tasks = g.size();
+  r.report.efficiency_sources = efficiency_sources(cost);
   apply_fold(r.report, fold);   // the job's GPU count, fold summary, sums over every replica
   r.report.memory = to_memory_report(estimate_memory(full));   // per-GPU memory, flagged when it does not fit
   const int m = full.micro_batches();

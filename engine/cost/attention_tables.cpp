@@ -87,6 +87,15 @@ bool is_ampere(const std::string& g) { return g.rfind("a100", 0) == 0 || g.rfind
 
 }  // namespace
 
+std::string published_attention_table(const std::string& gpu_name, AttentionKernel family) {
+  if (is_hopper(gpu_name))
+    return std::string("FlashAttention-3 paper, H100 SXM5 BF16 ") +
+           (family == AttentionKernel::FA2 ? "FlashAttention-2" : family == AttentionKernel::FA3 ? "FlashAttention-3" : "cuDNN") +
+           " rows";
+  if (is_ampere(gpu_name)) return "FlashAttention-2 paper, A100 SXM4 BF16 (FlashAttention-2 for every family)";
+  return "";
+}
+
 std::optional<double> published_attention_efficiency(const std::string& gpu_name, AttentionKernel family,
                                                       Pass pass, bool causal, int head_dim, double q_len,
                                                       double kv_len) {

@@ -15,6 +15,11 @@ namespace hcpsim {
 // between the published sequence lengths (512 .. 16k, clamped) and in log2(head_dim) between the
 // published head dims (64, 128, 256, clamped). nullopt when no table covers the GPU (then the
 // cost model keeps its plateau formula). A100-class GPUs have no FA3: fa3 falls back to fa2.
+// The longest published sequence length (tokens): a table's plateau is its value there.
+constexpr double kPublishedAttentionLongest_tokens = 16384;
+// The table published_attention_efficiency reads for this GPU and family, in words ("" when none).
+std::string published_attention_table(const std::string& gpu_name, AttentionKernel family);
+
 std::optional<double> published_attention_efficiency(const std::string& gpu_name, AttentionKernel family,
                                                      Pass pass, bool causal, int head_dim, double q_len,
                                                      double kv_len);

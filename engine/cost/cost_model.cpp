@@ -3,6 +3,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <limits>
 #include <stdexcept>
 #include <utility>
 #include <vector>
@@ -11,6 +12,7 @@
 #include "engine/cost/comm_load.h"
 #include "engine/cost/attention_tables.h"
 #include "engine/cost/cost_defaults.h"
+#include "engine/cost/efficiency_source.h"
 #include "engine/cost/fp8_rates.h"
 #include "engine/cost/gemm_efficiency.h"
 #include "engine/cost/nccl_curves.h"
@@ -28,9 +30,12 @@ struct CostModel::Impl {
   int nvlinks = 1;                       // nvlinks_per_gpu(arch, intra-node bandwidth)
   bool send_recv_measured_intra = false; // the calibration file has send_recv points on NVLink
   bool send_recv_measured_inter = false; // ... on the network
+  // Plateaus the user set (scenario line or override): a table or calibration curve refines their
+  // shape dependence, never their level (docs/metrics.md "Where each efficiency comes from").
+  bool stated_attention_forward = false, stated_attention_backward = false, stated_gemm = false;
+  bool stated_intra_node_link = false, stated_inter_node_link = false;
   // `gemm_shapes`: the published GEMM fits of the GPU (nullopt: none published, or the term off).
   std::optional<GemmKernelFit> gemm_bf16, gemm_fp8;
-  bool gemm_stated = false;   // cluster.efficiency.gemm set in the scenario or on the command line
 };
 
 namespace {
@@ -40,6 +45,15 @@ bool is_causal_section(MaskSection m) {
 }
 
 double falloff(double len, double half_len) { return len <= 0 ? 0.0 : len / (len + half_len); }
+
+// A curve's plateau: its value past its largest point (interpolate_log_x clamps there).
+double curve_plateau(std::vector<std::pair<double, double>> pts) {
+  return interpolate_log_x(std::move(pts), std::numeric_limits<double>::max());
+}
+
+bool stated(const Scenario& s, const char* efficiency_field) {
+  return is_stated(field_origin(s, std::string("cluster.efficiency.") + efficiency_field).origin);
+}
 
 void check_fraction(double v, const char* field) {
   if (!(v > 0 && v <= 1))
@@ -67,13 +81,19 @@ CostModel::CostModel(const Scenario& s) : impl_(std::make_unique<Impl>()) {
   if (!(e.ring_step_sync_s >= 0)) throw std::invalid_argument("cluster.efficiency.ring_step_sync: must be >= 0");
   if (!s.cluster.calibration_path.empty()) {
     impl_->calibration = load_calibration_file(s.cluster.calibration_path);
-    // Term parameters measured on the hardware replace the scenario's (docs/metrics.md section 8).
+    // Term parameters measured on the hardware replace the built-in ones, not the ones the user set
+    // (docs/metrics.md section 8).
     auto& me = impl_->scenario.cluster.efficiency;
     const Calibration& cal = impl_->calibration;
-    if (cal.comm_hbm_interference) me.comm_hbm_interference = *cal.comm_hbm_interference;
-    if (cal.nccl_launch_s) me.nccl_launch_s = *cal.nccl_launch_s;
-    if (cal.ring_step_sync_s) me.ring_step_sync_s = *cal.ring_step_sync_s;
+    if (cal.comm_hbm_interference && !stated(s, "comm_hbm_interference")) me.comm_hbm_interference = *cal.comm_hbm_interference;
+    if (cal.nccl_launch_s && !stated(s, "nccl_launch")) me.nccl_launch_s = *cal.nccl_launch_s;
+    if (cal.ring_step_sync_s && !stated(s, "ring_step_sync")) me.ring_step_sync_s = *cal.ring_step_sync_s;
   }
+  impl_->stated_attention_forward = stated(s, "attention_forward");
+  impl_->stated_attention_backward = stated(s, "attention_backward");
+  impl_->stated_gemm = stated(s, "gemm");
+  impl_->stated_intra_node_link = stated(s, "intra_node_link");
+  impl_->stated_inter_node_link = stated(s, "inter_node_link");
   impl_->arch = nccl_arch(s.cluster.gpu.name);
   impl_->nvlink_family = nvlink_family_ratio(s.cluster.gpu.name);
   impl_->nvlinks = nvlinks_per_gpu(impl_->arch, s.cluster.intra_node_bandwidth_Bps);
@@ -81,7 +101,6 @@ CostModel::CostModel(const Scenario& s) : impl_(std::make_unique<Impl>()) {
     impl_->gemm_bf16 = published_gemm_fit(s.cluster.gpu.name, GemmPrecision::BF16);
     impl_->gemm_fp8 = published_gemm_fit(s.cluster.gpu.name, GemmPrecision::FP8);
   }
-  impl_->gemm_stated = s.locations.count("cluster.efficiency.gemm") > 0;
   for (const auto& p : impl_->calibration.intra_node)
     if (p.op == "send_recv") impl_->send_recv_measured_intra = true;
   for (const auto& p : impl_->calibration.inter_node)
@@ -107,6 +126,8 @@ CostModel& CostModel::operator=(CostModel&&) noexcept = default;
 
 const Scenario& CostModel::scenario() const { return impl_->scenario; }
 
+const Calibration& CostModel::calibration() const { return impl_->calibration; }
+
 double CostModel::kernel_overhead_s() const {
   return impl_->calibration.kernel_overhead_s.value_or(cost_defaults::kKernelOverhead_s);
 }
@@ -119,6 +140,9 @@ double CostModel::straggler_slowdown(int rank) const {
 double CostModel::attention_efficiency(Pass p, const AttentionShape& s) const {
   const bool causal = is_causal_section(s.section);
   const int head_dim = s.head_dim_qk;
+  const auto& e = impl_->scenario.cluster.efficiency;
+  const double plateau = p == Pass::Forward ? e.attention_forward : e.attention_backward;
+  const bool stated_plateau = p == Pass::Forward ? impl_->stated_attention_forward : impl_->stated_attention_backward;
   // Calibration table: entries of the same pass, head dim and mask class cover the shape.
   std::vector<std::pair<double, double>> pts;
   for (const auto& c : impl_->calibration.attention)
@@ -127,15 +151,21 @@ double CostModel::attention_efficiency(Pass p, const AttentionShape& s) const {
   if (!pts.empty()) {
     const double len = std::sqrt(static_cast<double>(std::max<std::int64_t>(1, s.q_len)) *
                                  static_cast<double>(std::max<std::int64_t>(1, s.kv_len)));
-    return interpolate_log_x(std::move(pts), len);
+    const double here = interpolate_log_x(pts, len);
+    return stated_plateau ? scale_stated_plateau(plateau, here, curve_plateau(std::move(pts))) : here;
   }
-  const auto& e = impl_->scenario.cluster.efficiency;
   if (e.terms.attention_shapes) {
-    if (auto v = published_attention_efficiency(impl_->scenario.cluster.gpu.name, e.attention_kernel, p, causal,
-                                                head_dim, static_cast<double>(s.q_len), static_cast<double>(s.kv_len)))
-      return *v;
+    const std::string& gpu = impl_->scenario.cluster.gpu.name;
+    if (auto v = published_attention_efficiency(gpu, e.attention_kernel, p, causal, head_dim,
+                                                static_cast<double>(s.q_len), static_cast<double>(s.kv_len))) {
+      if (!stated_plateau) return *v;
+      const double longest = published_attention_efficiency(gpu, e.attention_kernel, p, causal, head_dim,
+                                                             kPublishedAttentionLongest_tokens,
+                                                             kPublishedAttentionLongest_tokens)
+                                 .value_or(*v);
+      return scale_stated_plateau(plateau, *v, longest);
+    }
   }
-  const double plateau = p == Pass::Forward ? e.attention_forward : e.attention_backward;
   const double half = p == Pass::Forward ? cost_defaults::kAttentionForwardHalfLen_tokens
                                          : cost_defaults::kAttentionBackwardHalfLen_tokens;
   return plateau * falloff(static_cast<double>(s.q_len), half) * falloff(static_cast<double>(s.kv_len), half);
@@ -146,7 +176,9 @@ double CostModel::gemm_efficiency(double flops) const {
   if (!table.empty() && flops > 0) {
     std::vector<std::pair<double, double>> pts;
     for (const auto& g : table) pts.emplace_back(g.flops, g.efficiency);
-    return interpolate_log_x(std::move(pts), flops);
+    const double here = interpolate_log_x(pts, flops);
+    return impl_->stated_gemm ? scale_stated_plateau(impl_->scenario.cluster.efficiency.gemm, here, curve_plateau(std::move(pts)))
+                              : here;
   }
   return impl_->scenario.cluster.efficiency.gemm;
 }
@@ -157,7 +189,7 @@ double CostModel::gemm_efficiency(double flops, std::string_view label, GemmPrec
   const std::optional<GemmShape> shape = gemm_shape_of(impl_->scenario, label);
   const double eff = gemm_shape_efficiency(*fit, shape ? *shape : cube_gemm(flops), impl_->scenario.cluster.gpu.sm_count);
   // A stated efficiency.gemm is the plateau: the fit's shape fall-off scales it, never replaces it.
-  return impl_->gemm_stated ? impl_->scenario.cluster.efficiency.gemm * eff / fit->plateau : eff;
+  return impl_->stated_gemm ? scale_stated_plateau(impl_->scenario.cluster.efficiency.gemm, eff, fit->plateau) : eff;
 }
 
 GemmPrecision CostModel::gemm_precision(std::string_view label) const {
@@ -234,8 +266,17 @@ double CostModel::link_efficiency(TaskKind op, double message_bytes, LinkClass c
   if (pts.empty())
     for (const auto& p : table)
       if (p.op == "send_recv") pts.emplace_back(p.bytes, p.efficiency);
-  if (!pts.empty()) return interpolate_log_x(std::move(pts), m);
   const double plateau = c == LinkClass::IntraNode ? e.intra_node_link : e.inter_node_link;
+  if (!pts.empty()) {
+    const double here = interpolate_log_x(pts, m);
+    if (!(c == LinkClass::IntraNode ? impl_->stated_intra_node_link : impl_->stated_inter_node_link)) return here;
+    // A stated plateau is the send/recv level: every op's measured curve keeps its ratio to the
+    // measured send/recv plateau (or to its own, when the file has no send/recv entries).
+    std::vector<std::pair<double, double>> send_recv;
+    for (const auto& p : table)
+      if (p.op == "send_recv") send_recv.emplace_back(p.bytes, p.efficiency);
+    return scale_stated_plateau(plateau, here, curve_plateau(send_recv.empty() ? std::move(pts) : std::move(send_recv)));
+  }
   if (!curves) {
     const double half = c == LinkClass::IntraNode ? cost_defaults::kIntraNodeHalfBandwidth_bytes
                                                   : cost_defaults::kInterNodeHalfBandwidth_bytes;
@@ -262,6 +303,9 @@ double CostModel::p2p_efficiency(double message_bytes, LinkClass c, double route
     level = std::min(1.0, plateau * (intra ? impl_->nvlink_family : 1.0));
     half = nccl_bandwidth_curve(TaskKind::SendRecv, c, impl_->scenario.cluster.intra_node_nvls).half_bytes;
   }
+  // A stated plateau is the send/recv level the user measured, per-peer cap included (as a
+  // calibration file's is): the cap does not replace it.
+  if (intra ? impl_->stated_intra_node_link : impl_->stated_inter_node_link) return level * m / (m + half);
   const double cap = nccl_p2p_cap_Bps(impl_->arch, c, comm, m) / route_Bps;
   return std::min(level, cap) * m / (m + half);
 }

@@ -14,6 +14,7 @@ namespace hcpsim {
 
 enum class LinkClass { IntraNode, InterNode };
 struct NcclP2pComm;
+struct Calibration;
 
 class CostModel {
  public:
@@ -65,10 +66,15 @@ class CostModel {
   const ModelTerms& terms() const;
   // One-way latency of a link class, seconds (per hop as configured in the scenario).
   double latency_s(LinkClass c) const;
+  // The scenario as the model uses it (calibrated term parameters applied where the user set none).
   const Scenario& scenario() const;
+  // The calibration file's tables (empty when the scenario names none).
+  const Calibration& calibration() const;
 
-  // Fraction of bf16 peak an attention kernel of this shape reaches: plateau x short-chunk
-  // fall-off, or the calibration table where it covers the shape (docs/metrics.md).
+  // Fraction of bf16 peak an attention kernel of this shape reaches: the calibration table where it
+  // covers the shape, else the published table of the GPU (`attention_shapes`), else plateau x
+  // short-chunk fall-off. A plateau the user set keeps its level: a table only scales it by the
+  // shape's ratio to the table's own plateau (docs/metrics.md "Where each efficiency comes from").
   double attention_efficiency(Pass p, const AttentionShape& s) const;
   // Fraction of its precision's peak a GEMM of `flops` FLOPs reaches without a shape: the
   // calibration table, else cluster.efficiency.gemm.

@@ -200,7 +200,9 @@ Scenario apply_candidate(const Scenario& base, const PlanCandidate& c, int gpus)
       s.model.recompute_num_layers = 1;
       break;
   }
-  s.locations.clear();   // positions in the base file do not describe a generated candidate
+  // Positions in the base file do not describe a generated candidate's parallel layout; the
+  // cluster's fields are the base's own, and whether the user set them decides which efficiency wins.
+  std::erase_if(s.locations, [](const auto& kv) { return kv.first.rfind("cluster.", 0) != 0; });
   s.ddp.use_distributed_optimizer = c.distributed_optimizer;
   s.dist.order = c.order;
   s.hyperparallel.enabled = c.hyperparallel;

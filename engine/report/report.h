@@ -6,6 +6,7 @@
 #include <string>
 #include <vector>
 
+#include "engine/cost/efficiency_source.h"
 #include "engine/step/step_report.h"
 #include "engine/trace/trace.h"
 
@@ -89,6 +90,9 @@ struct Report {
   // The whole step (training) or prefill composed from the layer times (engine/step); filled by
   // simulate_scenario when the scenario's batch and pipeline sizes divide.
   std::optional<StepReport> step;
+  // The efficiency the cost model used for each quantity and where it came from (the scenario, an
+  // override, a calibration file, a published table, a preset or the default); simulate_scenario fills it.
+  EfficiencySources efficiency_sources;
 };
 
 class EventView;

@@ -258,6 +258,12 @@ std::string report_to_json(const Report& r) {
                    {"capacity_bytes_per_gpu", r.memory->capacity_bytes_per_gpu},
                    {"breakdown_bytes", b}};
   }
+  if (!r.efficiency_sources.empty()) {
+    json sources = json::array();
+    for (const EfficiencySource& e : r.efficiency_sources)
+      sources.push_back({{"quantity", e.quantity}, {"value", e.value}, {"origin", to_string(e.origin)}, {"detail", e.detail}});
+    j["efficiency_sources"] = sources;
+  }
   return j.dump(2) + "\n";
 }
 

@@ -13,6 +13,7 @@
 #include "engine/validate/placement_rules.h"
 #include "engine/validate/rule_checker.h"
 #include "engine/validate/validate_hyperparallel.h"
+#include "engine/validate/validate_knobs.h"
 #include "engine/validate/validate_without_placement.h"
 
 namespace hcpsim {
@@ -277,6 +278,7 @@ Diagnostics validate_without_placement(const Scenario& s) {
   check_step(s, c);
   Diagnostics d = c.take();
   d.append(validate_hyperparallel(s));
+  d.append(validate_knobs(s));
   if (!d.has_errors()) d.append(check_feasibility(s));
   return d;
 }

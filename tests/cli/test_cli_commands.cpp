@@ -147,5 +147,37 @@ TEST(CliSimulate, VerboseTimesEachStage) {
   EXPECT_EQ(plain.err.find("time:"), std::string::npos) << plain.err;
 }
 
+TEST(CliSimulate, VerboseListsTheEfficiencySources) {
+  const std::string f = std::string(HCPSIM_SOURCE_DIR) + "/scenarios/llama3-8b-64k-dgx-h100-p2p.yaml";
+  const auto r = test::run_hcpsim("simulate -v '" + f + "' --backend analytic cluster.efficiency.attention_backward=0.4",
+                                  scratch("src"));
+  EXPECT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_NE(r.err.find("efficiency sources"), std::string::npos) << r.err;
+  EXPECT_NE(r.err.find("  attention_forward "), std::string::npos) << r.err;
+  EXPECT_NE(r.err.find("from published table (FlashAttention-3 paper"), std::string::npos) << r.err;
+  EXPECT_NE(r.err.find("  attention_backward 0.4 from override (override 1 'cluster.efficiency.attention_backward=0.4'"),
+            std::string::npos)
+      << r.err;
+  for (const char* q : {"  gemm ", " from published table (published GEMM fit of h100-sxm", "  memory ", "  intra_node_link ", "  inter_node_link "})
+    EXPECT_NE(r.err.find(q), std::string::npos) << q << '\n' << r.err;
+}
+
+}  // namespace
+}  // namespace hcpsim
+
+namespace hcpsim {
+namespace {
+
+TEST(CliPlan, AnalyticNotesThatNicSharingIsNotPriced) {
+  const std::string f = std::string(HCPSIM_SOURCE_DIR) + "/scenarios/llama3-8b-64k-dgx-h100-p2p.yaml";
+  const char* note = "backend analytic does not share links between concurrent flows";
+  const auto two_nodes = test::run_hcpsim("plan '" + f + "' --gpus 16 --top 1", scratch("plan16"));
+  EXPECT_EQ(two_nodes.exit_code, 0) << two_nodes.err;
+  EXPECT_NE(two_nodes.out.find(note), std::string::npos) << two_nodes.out;
+  const auto one_node = test::run_hcpsim("plan '" + f + "' --gpus 8 --top 1", scratch("plan8"));
+  EXPECT_EQ(one_node.exit_code, 0) << one_node.err;
+  EXPECT_EQ(one_node.out.find(note), std::string::npos) << one_node.out;   // one node: no NIC to share
+}
+
 }  // namespace
 }  // namespace hcpsim

@@ -62,6 +62,7 @@ Report report_from_trace(const Scenario& s, const SimulationResult& r) {
   from_trace.fold = r.report.fold;
   from_trace.memory = r.report.memory;
   from_trace.step = r.report.step;
+  from_trace.efficiency_sources = r.report.efficiency_sources;
   return from_trace;
 }
 
