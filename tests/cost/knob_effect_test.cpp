@@ -70,7 +70,7 @@ std::vector<Knob> knobs() {
       {t + "nccl_protocols", kTensorParallel, "off", "on", layer_fwd, Expect::Decreases, {"model.seq_length=64"}},
       {t + "nccl_p2p_channels", kTwoNodes, "off", "on", attention_fwd, Expect::Differs},
       {t + "gemm_shapes", kSingleGpu, "off", "on", gemm_part, Expect::Differs},
-      {t + "fp8_work", kSingleGpu, "off", "on", gemm_part, Expect::Increases, {"model.fp8=hybrid"}},
+      {t + "fp8_work", kSingleGpu, "off", "on", step_time, Expect::Increases, {"model.fp8=hybrid"}},
       {t + "grad_norm", kSingleGpu, "off", "on", step_time, Expect::Increases},
       {"cluster.gpu.name", kSingleGpu, "h100-sxm", "b200", attention_fwd, Expect::Decreases},
       {"cluster.gpu.bf16_tflops", kSingleGpu, "400 TFLOPS", "800 TFLOPS", attention_fwd, Expect::InverseRatio},

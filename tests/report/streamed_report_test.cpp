@@ -12,6 +12,8 @@
 
 #include <unistd.h>
 
+#include "engine/fold/fold_plan.h"
+#include "engine/fold/fold_report.h"
 #include "engine/analytic/analytic_backend.h"
 #include "engine/app/simulate.h"
 #include "engine/report/critical_path.h"
@@ -56,6 +58,8 @@ Report report_from_trace(const Scenario& s, const SimulationResult& r) {
   ro.num_layers = s.model.num_layers;
   ro.wall_s = r.report.wall_s;
   Report from_trace = compute_report(r.trace, ro);
+  // A folded run's trace is one unit's; its sums over ranks become the job's as simulate's do.
+  if (r.report.fold && r.report.fold->folded) apply_fold(from_trace, plan_fold(s));
   from_trace.configuration = r.report.configuration;
   from_trace.overrides = r.report.overrides;
   from_trace.cluster_world_size = r.report.cluster_world_size;

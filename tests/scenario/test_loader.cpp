@@ -187,8 +187,8 @@ TEST(Loader, CommTypeList) {
 }
 
 TEST(Loader, ElementwiseOpsAndParameterSharding) {
-  const Scenario d = load(kBase);   // defaults: neither priced nor sharded
-  EXPECT_EQ(d.model.elementwise_ops, ElementwiseOps::None);
+  const Scenario d = load(kBase);   // defaults: priced as fused (Megatron-Core's TE layer spec), not sharded
+  EXPECT_EQ(d.model.elementwise_ops, ElementwiseOps::Fused);
   EXPECT_FALSE(d.ddp.shard_parameters);
   const Scenario s = load(kBase, {"model.elementwise_ops=unfused", "ddp.shard_parameters=true"});
   EXPECT_EQ(s.model.elementwise_ops, ElementwiseOps::Unfused);
