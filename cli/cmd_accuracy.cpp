@@ -2,6 +2,7 @@
 //                     [--role fit|holdout|all] [--level L] [--require-order] [--plot OUT.png]
 //                     [--error-band-table]
 #include <CLI/CLI.hpp>
+#include <algorithm>
 #include <chrono>
 #include <filesystem>
 #include <iostream>
@@ -37,12 +38,18 @@ struct AccuracyArgs {
   std::string role = "all";
   bool require_order = false;
   std::string plot;
-  std::string level;              // "" = every level
+  std::vector<std::string> levels;   // empty = every level
   bool error_band_table = false;  // print error_band_table.cpp instead of the report
 };
 
 bool ends_with(const std::string& s, const std::string& suf) {
   return s.size() >= suf.size() && s.compare(s.size() - suf.size(), suf.size(), suf) == 0;
+}
+
+std::string join_levels(const std::vector<std::string>& levels) {
+  std::string out;
+  for (const auto& l : levels) out += (out.empty() ? "" : ",") + l;
+  return out;
 }
 
 int run(const AccuracyArgs& a) {
@@ -66,7 +73,7 @@ int run(const AccuracyArgs& a) {
       return 2;
     }
   }
-  if (a.error_band_table && (a.role != "all" || !a.level.empty() || !a.overrides.empty())) {
+  if (a.error_band_table && (a.role != "all" || !a.levels.empty() || !a.overrides.empty())) {
     std::cerr << me << "error: --error-band-table takes the bands of the whole folder as it is: no --role, --level or "
                        "overrides\n";
     return 2;
@@ -99,10 +106,10 @@ int run(const AccuracyArgs& a) {
   }
   std::vector<const AccuracyCase*> selected;
   for (const auto& c : cases)
-    if ((a.role == "all" || a.role == to_string(c.role)) && (a.level.empty() || level_of_metric(c.metric) == a.level))
+    if ((a.role == "all" || a.role == to_string(c.role)) && (a.levels.empty() || std::find(a.levels.begin(), a.levels.end(), level_of_metric(c.metric)) != a.levels.end()))
       selected.push_back(&c);
   if (selected.empty()) {
-    std::cerr << me << "error: '" << a.dir << "' has no " << a.role << " case" << (a.level.empty() ? "" : " of level " + a.level)
+    std::cerr << me << "error: '" << a.dir << "' has no " << a.role << " case" << (a.levels.empty() ? "" : " of level " + join_levels(a.levels))
               << " (" << cases.size() << " case(s) in all)\n";
     return 1;
   }
@@ -174,8 +181,10 @@ void add_accuracy_command(CLI::App& app, CliContext& ctx) {
   cmd->add_option("--role", args->role, "which cases to run")->check(CLI::IsMember({"fit", "holdout", "all"}));
   cmd->add_flag("--require-order", args->require_order,
                 "exit 1 when a group's predicted order differs from its measured order");
-  cmd->add_option("--level", args->level,
-                  "only the cases of one level (what the metric measures; docs/accuracy.md): the bounds then apply to it")
+  cmd->add_option("--level", args->levels,
+                  "only the cases of these levels, comma-separated (what the metric measures; docs/accuracy.md): the "
+                  "bounds then apply to them")
+      ->delimiter(',')
       ->check(CLI::IsMember({"kernel", "collective", "attention", "layer", "prefill", "whole_step"}));
   cmd->add_flag("--error-band-table", args->error_band_table,
                 "print engine/accuracy/error_band_table.cpp (the error band of every case class) instead of the report");
@@ -186,8 +195,8 @@ void add_accuracy_command(CLI::App& app, CliContext& ctx) {
                  "read or predicted, 2 usage error.",
        .examples = {{{"hcpsim accuracy validation/published"}},
                     {{"hcpsim accuracy validation/published --format json > accuracy.json"}},
-                    {{"hcpsim accuracy validation/published --role fit --require-order"}},
-                    {{"hcpsim accuracy validation/published --level whole_step --max-mean-error 0.07 --max-error 0.15"}},
+                    {{"hcpsim accuracy validation/published --role fit --level kernel,collective,attention --require-order"}},
+                    {{"hcpsim accuracy validation/published --level kernel,collective,attention --max-mean-error 0.10 --max-error 0.20"}},
                     {{"hcpsim accuracy validation/published cluster.efficiency.attention_forward=0.66 --role fit"}},
                     {{"hcpsim accuracy tests/accuracy/data/suite --plot accuracy.png"}}},
        .after = "With bounds, e.g. --max-mean-error 0.10 --max-error 0.20, the command exits 1 when the holdout\n"

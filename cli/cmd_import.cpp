@@ -62,6 +62,12 @@ int run_import(const ImportArgs& a) {
 void add_import_command(CLI::App& app, CliContext& ctx) {
   auto* cmd = app.add_subcommand("import", "turn another tool's job description into a scenario");
   cmd->require_subcommand(1);
+  cmd->footer(app::format_help_footer(
+      {.before = "Formats: megatron (a Megatron-LM pretrain_gpt.py command line); `hcpsim import megatron --help` has its options.",
+       .examples = {{{"hcpsim import megatron --nodes 8 -- --num-layers 80 --hidden-size 8192 --ffn-hidden-size 28672",
+                      "--num-attention-heads 64 --group-query-attention --num-query-groups 8 --seq-length 65536",
+                      "--tensor-model-parallel-size 8 --context-parallel-size 4 --pipeline-model-parallel-size 2",
+                      "--sequence-parallel --micro-batch-size 1 --global-batch-size 64 --bf16 --swiglu"}}}}));
   auto* meg = cmd->add_subcommand("megatron", "a Megatron-LM pretrain_gpt.py command line (after --) as a scenario");
   auto args = std::make_shared<ImportArgs>();
   meg->add_option("--preset", args->cluster.preset, "cluster preset (default dgx-h100)");
