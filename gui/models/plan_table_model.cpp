@@ -38,7 +38,10 @@ QVariant PlanTableModel::data(const QModelIndex& index, int role) const {
   double v = 0;
   QString text;
   switch (index.column()) {
-    case Rank: v = index.row() + 1; text = QString::number(v); break;
+    case Rank:   // a layout whose predicted range overlaps #1's within the model's error band is a tie with it
+      v = index.row() + 1;
+      text = QString::number(v) + (e->ties_best ? QStringLiteral(" (tie with #1)") : QString());
+      break;
     case Layout:
       if (role == Qt::DisplayRole || role == Qt::UserRole) return QString::fromStdString(e->candidate.label());
       return {};

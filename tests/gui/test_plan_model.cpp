@@ -43,6 +43,21 @@ TEST(PlanModel, RowsAreThePlannersRankingBestFirst) {
   EXPECT_FALSE(m.data(m.index(0, PlanTableModel::Layout), Qt::ToolTipRole).toString().isEmpty());   // the sentence
 }
 
+TEST(PlanModel, TiesWithTheBestAreMarkedInTheRankColumn) {
+  const planning::PlanOutcome out = small_plan();
+  PlanTableModel m;
+  m.set_outcome(out);
+  int ties = 0;
+  for (int r = 0; r < m.rowCount(); ++r) {
+    const std::string rank = m.data(m.index(r, PlanTableModel::Rank)).toString().toStdString();
+    const bool marked = rank.find("tie with #1") != std::string::npos;
+    EXPECT_EQ(marked, out.best[static_cast<std::size_t>(r)].ties_best) << "row " << r << ": " << rank;
+    ties += marked;
+  }
+  EXPECT_FALSE(out.best.front().ties_best) << "the best is no tie with itself";
+  EXPECT_GT(ties, 0) << "the 8B plan has layouts within the band of the best";
+}
+
 TEST(PlanModel, FiltersByLayoutTextAndMemory) {
   PlanTableModel m;
   m.set_outcome(small_plan());
