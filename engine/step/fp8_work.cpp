@@ -20,7 +20,7 @@
 #include <algorithm>
 
 #include "engine/cost/gemm_efficiency.h"
-#include "engine/schedule/layer_ops.h"
+#include "engine/cost/layer_gemms.h"
 
 namespace hcpsim::step {
 namespace {

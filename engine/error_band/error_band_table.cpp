@@ -1,7 +1,7 @@
 // Generated: the error band of every case class of validation/published (error_band.h).
 // Regenerate after the model or the cases change (test_error_band refuses a stale table):
-//   build/cli/hcpsim accuracy validation/published --error-band-table > engine/accuracy/error_band_table.cpp
-#include "engine/accuracy/error_band.h"
+//   build/cli/hcpsim accuracy validation/published --error-band-table > engine/error_band/error_band_table.cpp
+#include "engine/error_band/error_band.h"
 
 namespace hcpsim::accuracy {
 
