@@ -34,7 +34,7 @@ void write_chrome_trace(const Trace& t, std::ostream& os) {
 
 void write_chrome_trace(const Trace& t, TraceOutput& out) {
   // Every event is checked before the first byte is written.
-  for (const auto& e : t.events) check_trace_event(facts_of(e), e.name);
+  for (const auto& e : t.events) check_trace_event(e, e.name);
   ChromeTraceWriter w(out, t);
   const int gpn = w.gpus_per_node();
   std::set<int> nodes;
@@ -44,7 +44,7 @@ void write_chrome_trace(const Trace& t, TraceOutput& out) {
     threads.insert({e.rank, static_cast<int>(e.stream)});
   }
   w.metadata(nodes, threads);
-  for (const auto& e : t.events) w.event(facts_of(e), e.name, e.peers);
+  for (const auto& e : t.events) w.event(e, e.name, e.peers);
   w.finish();
 }
 

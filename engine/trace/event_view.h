@@ -9,25 +9,10 @@
 #include <string>
 
 #include "engine/graph/task_graph.h"
+#include "engine/trace/event_facts.h"
 #include "engine/trace/task_times.h"
 
 namespace hcpsim {
-
-// Everything of an event but its display name and its peers (those are asked for separately,
-// because building them is what costs on million-task runs).
-struct EventFacts {
-  TaskId task = 0;
-  std::int32_t rank = 0;
-  Stream stream = Stream::Main;
-  TaskKind kind = TaskKind::Copy;
-  Pass pass = Pass::Forward;
-  std::int16_t layer = 0;
-  std::int32_t step = -1;
-  double start_s = 0;
-  double end_s = 0;
-  double bytes = 0;
-  double flops = 0;
-};
 
 // Its const methods may be called from two threads at once (compute_report computes the critical
 // path on a second thread): implementations keep no mutable state.

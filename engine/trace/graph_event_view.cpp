@@ -32,8 +32,7 @@ GraphEventView::GraphEventView(const TaskGraph& g, const std::vector<TaskTimes>&
 }
 
 EventFacts GraphEventView::untimed(std::size_t i) const {
-  const Task& t = g_.task(static_cast<TaskId>(i));
-  return {static_cast<TaskId>(i), t.rank, t.stream, t.kind, t.pass, t.layer, t.step, 0.0, 0.0, t.bytes, t.flops};
+  return facts_of_task(static_cast<TaskId>(i), g_.task(static_cast<TaskId>(i)), 0.0, 0.0);
 }
 
 // A member of a SendRecv op (listed in its tasks) from the op's table, any other communication task

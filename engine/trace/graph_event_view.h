@@ -28,10 +28,8 @@ class GraphEventView final : public EventView {
   GraphEventView(const TaskGraph& g, const std::vector<TaskTimes>& times, PeerStorage storage = PeerStorage::Array);
   std::size_t size() const override { return g_.size(); }
   EventFacts at(std::size_t i) const override {
-    const Task& t = g_.task(static_cast<TaskId>(i));
     const TaskTimes& x = times_[i];
-    return {static_cast<TaskId>(i), t.rank, t.stream, t.kind, t.pass, t.layer, t.step,
-            x.start_s, x.end_s, t.bytes, t.flops};
+    return facts_of_task(static_cast<TaskId>(i), g_.task(static_cast<TaskId>(i)), x.start_s, x.end_s);
   }
   EventFacts untimed(std::size_t i) const override;
   std::int32_t rank(std::size_t i) const override { return g_.task(static_cast<TaskId>(i)).rank; }

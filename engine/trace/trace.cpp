@@ -27,17 +27,7 @@ void append_peers(const TaskGraph& g, const Task& t, std::vector<std::int32_t>& 
 
 TraceEvent make_event(const TaskGraph& g, const Task& t, double start_s, double end_s) {
   TraceEvent e;
-  e.task = g.id_of(t);
-  e.rank = t.rank;
-  e.stream = t.stream;
-  e.kind = t.kind;
-  e.pass = t.pass;
-  e.layer = t.layer;
-  e.step = t.step;
-  e.start_s = start_s;
-  e.end_s = end_s;
-  e.bytes = t.bytes;
-  e.flops = t.flops;
+  static_cast<EventFacts&>(e) = facts_of_task(g.id_of(t), t, start_s, end_s);
   e.name = g.display_name(t);
   if (is_communication(t.kind)) append_peers(g, t, e.peers);
   return e;

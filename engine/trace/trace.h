@@ -6,21 +6,13 @@
 #include <vector>
 
 #include "engine/graph/task_graph.h"
+#include "engine/trace/event_facts.h"
 
 namespace hcpsim {
 
-struct TraceEvent {
-  TaskId task = 0;
-  std::int32_t rank = 0;
-  Stream stream = Stream::Main;
-  TaskKind kind = TaskKind::Copy;
-  Pass pass = Pass::Forward;
-  std::int16_t layer = 0;
-  std::int32_t step = -1;
-  double start_s = 0;
-  double end_s = 0;
-  double bytes = 0;
-  double flops = 0;
+// One event: its facts (task, rank, stream, kind, pass, layer, step, start, end, bytes, FLOPs), its
+// display name and its peers.
+struct TraceEvent : EventFacts {
   std::string name;                 // display name of the task
   std::vector<std::int32_t> peers;  // peer ranks for communication tasks
 };

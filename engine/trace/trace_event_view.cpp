@@ -11,10 +11,6 @@ TraceEventView::TraceEventView(const Trace& t) : t_(t) {
     name_ids_.push_back(ids.emplace(e.name, static_cast<std::uint32_t>(ids.size())).first->second);
 }
 
-EventFacts TraceEventView::at(std::size_t i) const { return facts_of(t_.events[i]); }
-
-EventFacts facts_of(const TraceEvent& e) {
-  return {e.task, e.rank, e.stream, e.kind, e.pass, e.layer, e.step, e.start_s, e.end_s, e.bytes, e.flops};
-}
+EventFacts TraceEventView::at(std::size_t i) const { return t_.events[i]; }
 
 }  // namespace hcpsim

@@ -8,9 +8,6 @@
 
 namespace hcpsim {
 
-// The facts of one event (all but name and peers).
-EventFacts facts_of(const TraceEvent& e);
-
 class TraceEventView : public EventView {
  public:
   // Keeps a reference to `t`, which must outlive the view.
