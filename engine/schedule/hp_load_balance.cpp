@@ -39,15 +39,23 @@ void slice(ScheduleContext& ctx, const char* label, BufName in, BufName out, int
   });
 }
 
+// Splits `in` (Q forward, dO backward) into the kept first half (`keep` version `keep_version`) and
+// the tail half, which goes to the peer through Send/Recv slot `slot` ("<name>_keep", "<name>_tail",
+// "p2p_<name>_tail"); `bytes` is one half.
+void keep_head_send_tail(ScheduleContext& ctx, const std::string& name, BufName in, BufName keep, int keep_version,
+                         int slot, double bytes) {
+  slice(ctx, (name + "_keep").c_str(), in, keep, keep_version, 0, bytes);
+  slice(ctx, (name + "_tail").c_str(), in, BufName::Send, slot, ctx.sz.s / 2, bytes);
+  hp_exchange(ctx, "p2p_" + name + "_tail", GroupKind::CP, BufName::Send, slot, BufName::Recv, slot, bytes);
+}
+
 }  // namespace
 
 void build_hp_load_balance_forward(ScheduleContext& ctx) {
   const auto& z = ctx.sz;
   const std::int64_t c = z.s / 2;
   const double q_half = hp_bytes(ctx, c, z.h_t, z.d_qk), o_half = hp_bytes(ctx, c, z.h_t, z.d_v);
-  slice(ctx, "q_keep", BufName::Q, BufName::LevelQ, kKeepQ, 0, q_half);
-  slice(ctx, "q_tail", BufName::Q, BufName::Send, kSlotQTail, c, q_half);
-  hp_exchange(ctx, "p2p_q_tail", GroupKind::CP, BufName::Send, kSlotQTail, BufName::Recv, kSlotQTail, q_half);
+  keep_head_send_tail(ctx, "q", BufName::Q, BufName::LevelQ, kKeepQ, kSlotQTail, q_half);
   for (const auto& [name, in, dim, v] : {std::tuple{"k", BufName::K, z.d_qk, 0}, std::tuple{"v", BufName::V, z.d_v, 1}}) {
     const HpGatherItem it{name, in, 0, dim, v, v};
     hp_gather_issue(ctx, it);
@@ -76,9 +84,7 @@ void build_hp_load_balance_backward(ScheduleContext& ctx) {
   const auto& z = ctx.sz;
   const std::int64_t c = z.s / 2;
   const double q_half = hp_bytes(ctx, c, z.h_t, z.d_qk), o_half = hp_bytes(ctx, c, z.h_t, z.d_v);
-  slice(ctx, "do_keep", BufName::DOut, BufName::LevelDOut, kKeepDo, 0, o_half);
-  slice(ctx, "do_tail", BufName::DOut, BufName::Send, kSlotDoTail, c, o_half);
-  hp_exchange(ctx, "p2p_do_tail", GroupKind::CP, BufName::Send, kSlotDoTail, BufName::Recv, kSlotDoTail, o_half);
+  keep_head_send_tail(ctx, "do", BufName::DOut, BufName::LevelDOut, kKeepDo, kSlotDoTail, o_half);
   hp_each_rank(ctx, [&](int rank, int i, int cp) {
     const int j = cp - 1 - i;
     const std::uint64_t k = ctx.key(BufName::FullKV, 0), v = ctx.key(BufName::FullKV, 1);
