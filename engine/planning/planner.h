@@ -92,7 +92,7 @@ struct PlanEntry {
   // the same groups' work): listed once, here.
   std::vector<std::string> same_numbers_orders;
   // Its predicted range and the best entry's overlap within the model's error band for this kind of
-  // job (accuracy/error_band.h): the data cannot tell the two apart. False for the best itself.
+  // job (error_band/error_band.h): the data cannot tell the two apart. False for the best itself.
   bool ties_best = false;
 };
 
