@@ -11,7 +11,8 @@
 #                                         the message names the rank and the task
 #   hang    NP HCPSIM FILE RANK TASK      HCPSIM_RUNNER_FAIL=RANK:TASK:hang with --timeout 3: another rank
 #                                         reports what it waited for, and the job ends within 20 s
-#   compare NP HCPSIM FILE OUTDIR         measured trace + analytic prediction; `hcpsim compare` reads both
+#   compare NP HCPSIM FILE OUTDIR         the run prints the report of its measured trace; measured trace +
+#                                         analytic prediction; `hcpsim compare` reads both
 set -uo pipefail
 mode=$1 np=$2 hcpsim=$3 file=$4
 shift 4
@@ -75,7 +76,11 @@ case "$mode" in
   compare)
     dir=$1
     mkdir -p "$dir"
-    timeout 120 "${launcher[@]}" "$hcpsim" -q run "$file" --device cpu --trace "$dir/measured.json" || fail "run failed"
+    run_out=$(timeout 120 "${launcher[@]}" "$hcpsim" -q run "$file" --device cpu --trace "$dir/measured.json") ||
+      fail "run failed"
+    # Rank 0 prints the Report of the measured trace, as `simulate` prints a prediction's.
+    printf '%s\n' "$run_out" | grep -q '^hcpsim report: .*(backend cpu)' || fail "the run printed no report"
+    printf '%s\n' "$run_out" | grep -q '^Critical path: ' || fail "the report has no critical path"
     "$hcpsim" -q simulate "$file" --backend analytic --trace "$dir/predicted.json" > /dev/null || fail "simulate failed"
     out=$("$hcpsim" compare "$dir/predicted.json" "$dir/measured.json" --format json) || fail "compare failed"
     echo "$out" | head -40
