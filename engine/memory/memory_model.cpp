@@ -85,6 +85,9 @@ Recompute recompute_of(const Scenario& s, const MemoryOptions& o) {
     case RecomputeGranularity::Full: return Recompute::Full;
     // One checkpoint per layer (the attention output instead of the layer input): Full's footprint.
     case RecomputeGranularity::NonAttention: return Recompute::Full;
+    // torchtitan's op-level policy keeps the attention and most matmul outputs and drops the
+    // elementwise ones: counted as Megatron's selective footprint (an approximation).
+    case RecomputeGranularity::SelectiveOp: return Recompute::Selective;
   }
   return Recompute::None;
 }

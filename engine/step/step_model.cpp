@@ -32,6 +32,15 @@ double kernel_s(const CostModel& cost, TaskKind kind, double flops, double bytes
   return cost.compute_seconds(g, g.task(id));
 }
 
+// Parameter all-gathers before a layer's backward under parameter sharding: a recomputed forward
+// gathers again (the checkpoint calls the sharded layer's forward anew), except torchtitan's
+// op-level policy, whose recomputation runs inside the block's backward after FSDP2 has gathered
+// the block for it.
+int gathers_in_backward(const Scenario& s, int recomputed_layers) {
+  if (recomputed_layers == 0 || s.model.recompute_granularity == RecomputeGranularity::SelectiveOp) return 1;
+  return 2;
+}
+
 // Seconds of kernels run one after the other.
 double kernels_s(const CostModel& cost, const std::vector<Kernel>& ks) {
   double total = 0;
@@ -128,6 +137,12 @@ StepReport compose_step(const Scenario& s, const LayerTimes& lt, const StepOptio
         recompute_chunk_s = recomputed_layers * lt.layer_forward_s;
         break;
       }
+      case RecomputeGranularity::SelectiveOp:   // every second matmul and the elementwise ops (step_work.h)
+        if (lt.whole_layer) {
+          recomputed_layers = layers_per_chunk;
+          recompute_chunk_s = layers_per_chunk * kernels_s(cost, work.layer_recompute_forward);
+        }
+        break;
       case RecomputeGranularity::NonAttention:   // everything but the core attention (attention-only times: nothing)
         recomputed_layers = layers_per_chunk;
         recompute_chunk_s = layers_per_chunk * std::max(0.0, lt.layer_forward_s - lt.attention_forward_s);
@@ -170,7 +185,7 @@ StepReport compose_step(const Scenario& s, const LayerTimes& lt, const StepOptio
   const ShardingCost shard = s.ddp.shard_parameters
                                  ? parameter_sharding_s(s, cost, routes, layout, work, lt.layer_forward_s + ew_f,
                                                         lt.layer_backward_s + ew_b + recompute_chunk_s / layers_per_chunk,
-                                                        recomputed_layers > 0 ? 2 : 1, layers_per_chunk)
+                                                        gathers_in_backward(s, recomputed_layers), layers_per_chunk)
                                  : ShardingCost{};
   r.fsdp_param_gather_s = shard.gather_s;
   r.fsdp_grad_reduce_s = shard.reduce_s;
