@@ -1,6 +1,7 @@
 #include "engine/measured/trace_fit.h"
 
 #include <algorithm>
+#include <cstdio>
 #include <map>
 #include <ostream>
 #include <set>
@@ -10,7 +11,11 @@
 #include "engine/app/prediction.h"
 #include "engine/cost/cost_model.h"
 #include "engine/cost/nccl_p2p.h"
+#include "engine/cost/route.h"
 #include "engine/layout/rank_layout.h"
+#include "engine/measured/collective_fit.h"
+#include "engine/measured/launch_fit.h"
+#include "engine/cost/efficiency_source.h"
 #include "engine/schedule/build.h"
 #include "engine/trace/trace.h"
 
@@ -25,9 +30,14 @@ GroupKey key_of(MeasuredKind k, MeasuredPass p) {
   return {k, attention ? p : MeasuredPass::Unknown};
 }
 
+bool collective_kind(MeasuredKind k) {
+  return k == MeasuredKind::AllToAll || k == MeasuredKind::AllGather || k == MeasuredKind::ReduceScatter ||
+         k == MeasuredKind::AllReduce;
+}
+
 bool fitted_kind(MeasuredKind k) {
   return k == MeasuredKind::AttentionForward || k == MeasuredKind::AttentionBackward || k == MeasuredKind::Gemm ||
-         k == MeasuredKind::SendRecv;
+         k == MeasuredKind::SendRecv || collective_kind(k);
 }
 
 double median(std::vector<double> v) {
@@ -36,25 +46,41 @@ double median(std::vector<double> v) {
   return n % 2 ? v[n / 2] : 0.5 * (v[n / 2 - 1] + v[n / 2]);
 }
 
+struct CollectiveSamples {
+  std::vector<double> efficiency, bus_Bps;
+  int ranks = 0;
+};
+
 struct Samples {
   std::map<std::tuple<int, int, bool, double, double>, std::vector<double>> attention;   // pass, d, causal, q, kv
   std::map<double, std::vector<double>> gemm;                                             // flops
   std::map<double, std::vector<double>> intra, inter;                                     // bytes
+  std::map<std::tuple<int, int, double>, CollectiveSamples> collectives;                  // op, link class, message
   std::size_t faster_than_peak = 0, shorter_than_overhead = 0;
 };
 
 class Fitter {
  public:
   // `predicted_s`: each task's duration in the model's prediction (contention included), by task id.
-  Fitter(const Scenario& s, const TaskGraph& g, std::unordered_map<TaskId, double> predicted_s)
-      : s_(s), g_(g), cost_(s), predicted_s_(std::move(predicted_s)) {
+  // `launch`: the overheads fitted from the same run; the fit inverts the model with the ones it writes.
+  Fitter(const Scenario& s, const TaskGraph& g, std::unordered_map<TaskId, double> predicted_s,
+         const LaunchOverheads& launch)
+      : s_(s), g_(g), cost_(s), routes_(s, cost_), predicted_s_(std::move(predicted_s)) {
     const auto& gpu = s.cluster.gpu;
     const bool fp8 = s.fp8_enabled() && gpu.fp8_flops > 0;
     gemm_peak_ = fp8 ? gpu.fp8_flops : gpu.bf16_flops;
     attention_peak_ = fp8 && s.model.fp8_dot_product_attention ? gpu.fp8_flops : gpu.bf16_flops;
-    overhead_s_ = cost_.kernel_overhead_s();
+    overhead_s_ = launch.compute_gap.samples > 0 ? launch.compute_gap.median_s : cost_.kernel_overhead_s();
+    const auto& e = cost_.scenario().cluster.efficiency;
+    nccl_launch_s_ = e.nccl_launch_s;
+    if (e.terms.host_overheads && launch.nccl_latency.samples > 0 && !nccl_launch_stated(s))
+      nccl_launch_s_ = launch.nccl_latency.median_s;
   }
   double overhead_s() const { return overhead_s_; }
+  double nccl_launch_s() const { return nccl_launch_s_; }
+  static bool nccl_launch_stated(const Scenario& s) {
+    return is_stated(field_origin(s, "cluster.efficiency.nccl_launch").origin);
+  }
 
   // Removes the contention the model adds on its own (comm/compute interference, waiting for a peer):
   // the measured time divided by the task's predicted time over its time alone.
@@ -66,6 +92,7 @@ class Fitter {
 
   void add(const Task& t, double measured_s, Samples& out) const {
     if (t.kind == TaskKind::SendRecv) return add_link(t, measured_s, out);
+    if (is_communication(t.kind)) return add_collective(t, measured_s, out);
     const double work_s = alone_s(t, measured_s, cost_.compute_seconds(g_, t)) - overhead_s_;
     if (!(work_s > 0)) {
       ++out.shorter_than_overhead;
@@ -90,6 +117,34 @@ class Fitter {
   }
 
  private:
+  // A communication task's host overhead with the fitted nccl_launch_s in place of the model's
+  // (they are equal unless the host_overheads term is on and the run measured it).
+  double fitted_overhead_s(double model_overhead_s) const {
+    return model_overhead_s > 0 ? model_overhead_s - cost_.scenario().cluster.efficiency.nccl_launch_s + nccl_launch_s_ : 0.0;
+  }
+
+  // The call's time alone without the host overhead the model adds after it (nccl_launch_s) and
+  // without its latency, against the model's bandwidth part: the efficiency that makes them equal.
+  void add_collective(const Task& t, double measured_s, Samples& out) const {
+    const CollectiveModelTime m = collective_model_time(g_, t, routes_);
+    const double model_overhead_s = cost_.comm_overhead_s(t);
+    const double work_s = alone_s(t, measured_s, m.latency_s + m.bandwidth_s + model_overhead_s) - m.latency_s -
+                          fitted_overhead_s(model_overhead_s);
+    if (!(work_s > 0) || !(m.bandwidth_s > 0)) {
+      ++out.shorter_than_overhead;
+      return;
+    }
+    const double eff = m.efficiency * m.bandwidth_s / work_s;
+    if (eff > 1) {
+      ++out.faster_than_peak;
+      return;
+    }
+    CollectiveSamples& c = out.collectives[{static_cast<int>(m.op), static_cast<int>(m.link_class), m.message_bytes}];
+    c.efficiency.push_back(eff);
+    c.bus_Bps.push_back(m.bus_factor * m.nccl_size_bytes / measured_s);
+    c.ranks = m.ranks;
+  }
+
   void add_link(const Task& t, double measured_s, Samples& out) const {
     std::vector<std::int32_t> peers;
     append_peers(g_, t, peers);
@@ -100,7 +155,9 @@ class Fitter {
     const double lat = inter ? s_.cluster.inter_node_latency_s : s_.cluster.intra_node_latency_s;
     const LinkClass cls = inter ? LinkClass::InterNode : LinkClass::IntraNode;
     const double model_eff = cost_.p2p_efficiency(t.bytes, cls, bw, cost_.p2p_comm(g_.comms().at(t.comm)));
-    const double work_s = alone_s(t, measured_s, lat + t.bytes / (bw * model_eff)) - lat;
+    const double model_overhead_s = cost_.comm_overhead_s(t);
+    const double work_s = alone_s(t, measured_s, lat + t.bytes / (bw * model_eff) + model_overhead_s) - lat -
+                          fitted_overhead_s(model_overhead_s);
     if (!(work_s > 0) || !(t.bytes > 0)) {
       ++out.shorter_than_overhead;
       return;
@@ -116,8 +173,9 @@ class Fitter {
   const Scenario& s_;
   const TaskGraph& g_;
   CostModel cost_;
+  RouteModel routes_;
   std::unordered_map<TaskId, double> predicted_s_;
-  double gemm_peak_ = 0, attention_peak_ = 0, overhead_s_ = 0;
+  double gemm_peak_ = 0, attention_peak_ = 0, overhead_s_ = 0, nccl_launch_s_ = 0;
 };
 
 // Tasks of the graph per rank and group, in task order.
@@ -131,7 +189,18 @@ std::map<int, std::map<GroupKey, std::vector<const Task*>>> tasks_by_group(const
   return out;
 }
 
-void write_tables(const Samples& s, std::size_t used[4], TraceFitResult& r) {
+const char* link_table(int link_class) {
+  return link_class == static_cast<int>(LinkClass::InterNode) ? "links.inter_node" : "links.intra_node";
+}
+
+void write_tables(const Samples& s, TraceFitResult& r) {
+  std::map<std::string, FittedTable> tables;   // by name, in the order of the file
+  auto count = [&](const std::string& name, std::size_t samples) {
+    FittedTable& t = tables[name];
+    t.table = name;
+    t.samples += samples;
+    ++t.points;
+  };
   for (const auto& [k, v] : s.attention) {
     AttentionCalibrationPoint p;
     p.pass = std::get<0>(k) == static_cast<int>(Pass::Forward) ? Pass::Forward : Pass::Backward;
@@ -141,26 +210,76 @@ void write_tables(const Samples& s, std::size_t used[4], TraceFitResult& r) {
     p.kv_len = std::get<4>(k);
     p.efficiency = median(v);
     r.calibration.attention.push_back(p);
-    used[0] += v.size();
+    count("attention", v.size());
   }
   for (const auto& [flops, v] : s.gemm) {
     r.calibration.gemm.push_back({flops, median(v)});
-    used[1] += v.size();
+    count("gemm", v.size());
   }
   for (const auto& [bytes, v] : s.intra) {
     r.calibration.intra_node.push_back({"send_recv", bytes, median(v)});
-    used[2] += v.size();
+    count("links.intra_node send_recv", v.size());
   }
   for (const auto& [bytes, v] : s.inter) {
     r.calibration.inter_node.push_back({"send_recv", bytes, median(v)});
-    used[3] += v.size();
+    count("links.inter_node send_recv", v.size());
   }
-  const std::pair<const char*, std::size_t> tables[] = {{"attention", r.calibration.attention.size()},
-                                                         {"gemm", r.calibration.gemm.size()},
-                                                         {"links.intra_node", r.calibration.intra_node.size()},
-                                                         {"links.inter_node", r.calibration.inter_node.size()}};
-  for (int i = 0; i < 4; ++i)
-    if (tables[i].second > 0) r.tables.push_back({tables[i].first, used[i], tables[i].second});
+  for (const auto& [k, c] : s.collectives) {
+    const auto [op, cls, message] = k;
+    const char* op_name = to_string(static_cast<TaskKind>(op));
+    (cls == static_cast<int>(LinkClass::InterNode) ? r.calibration.inter_node : r.calibration.intra_node)
+        .push_back({op_name, message, median(c.efficiency)});
+    count(std::string(link_table(cls)) + " " + op_name, c.efficiency.size());
+    r.collectives.push_back({op_name, link_table(cls), message, c.ranks, c.efficiency.size(), median(c.bus_Bps),
+                             median(c.efficiency)});
+  }
+  for (auto& [name, t] : tables) r.tables.push_back(std::move(t));
+}
+
+std::string us(double s) {
+  char b[32];
+  std::snprintf(b, sizeof b, "%.2f us", s * 1e6);
+  return b;
+}
+
+// What the model does with the launch overheads and the collective tables, said rather than dropped.
+void add_model_notes(const Scenario& s, const LaunchOverheads& l, TraceFitResult& r) {
+  const auto& terms = s.cluster.efficiency.terms;
+  const auto n = [](const LaunchStat& x) { return std::to_string(x.samples); };
+  if (l.compute_gap.samples > 0)
+    r.notes.push_back("kernel_overhead_s = " + us(l.compute_gap.median_s) + ": median gap between a compute kernel and "
+                      "the next one queued on its stream (" + n(l.compute_gap) + " gaps)");
+  else
+    r.notes.push_back("kernel_overhead_s is the model's: the trace records no host launches of queued kernels "
+                      "(written so that the fit inverts the same model)");
+  if (l.nccl_latency.samples > 0) {
+    const std::string measured = "NCCL kernels started " + us(l.nccl_latency.median_s) +
+                                 " after their host call on an idle stream (median of " + n(l.nccl_latency) + ")";
+    if (Fitter::nccl_launch_stated(s)) r.notes.push_back(measured + ": not written, cluster.efficiency.nccl_launch is set in the scenario");
+    else if (!terms.host_overheads) r.notes.push_back(measured + ": not written, the host_overheads term is off");
+    else r.notes.push_back("nccl_launch_s: " + measured);
+  }
+  if (l.compute_latency.samples > 0)
+    r.notes.push_back("compute kernels started " + us(l.compute_latency.median_s) + " after their host call on an idle "
+                      "stream (median of " + n(l.compute_latency) + "): not written, the model has no term for it (it "
+                      "assumes the host runs ahead of the GPU)");
+  if (l.nccl_gap.samples > 0)
+    r.notes.push_back("NCCL kernels queued behind another kernel started " + us(l.nccl_gap.median_s) + " after it (median of " +
+                      n(l.nccl_gap) + "): not written, the model has no such term for communication");
+  r.notes.push_back("not fitted: ring_step_sync_s (the trace does not record which kernel waited for which transfer)");
+  std::map<std::string, int> sizes;   // op and link class -> message sizes fitted
+  for (const auto& c : r.collectives) ++sizes[c.op + " on " + c.link_table];
+  if (!r.collectives.empty() && !terms.bandwidth_curves)
+    r.notes.push_back("the bandwidth_curves term is off: the model reads the send_recv entries only, the collective entries "
+                      "are written but not used");
+  for (const auto& [what, count] : sizes)
+    if (count > 1 && terms.nccl_ring_latency && what.rfind("all_to_all", 0) != 0)
+      r.notes.push_back(what + ": " + std::to_string(count) + " message sizes; with the nccl_ring_latency term the model "
+                        "reads the entry of the largest only (smaller calls are priced by NCCL's latency and protocol)");
+  for (const char* f : {"intra_node_link", "inter_node_link"})
+    if (is_stated(field_origin(s, std::string("cluster.efficiency.") + f).origin))
+      r.notes.push_back(std::string("cluster.efficiency.") + f + " is set in the scenario: it keeps its level, the fitted "
+                        "link entries give only their shape by message size");
 }
 
 }  // namespace
@@ -171,7 +290,8 @@ TraceFitResult fit_calibration_from_trace(const Scenario& s, const MeasuredRun& 
   // The model's own prediction of the run: each task's time with the contention it models.
   std::unordered_map<TaskId, double> predicted_s;
   for (const auto& e : app::predict(s, "analytic").trace.events) predicted_s[e.task] = e.end_s - e.start_s;
-  const Fitter fitter(s, g, std::move(predicted_s));
+  const LaunchOverheads launch = fit_launch_overheads(run);
+  const Fitter fitter(s, g, std::move(predicted_s), launch);
   const auto tasks = tasks_by_group(g);
   TraceFitResult r;
   Samples samples;
@@ -200,9 +320,11 @@ TraceFitResult fit_calibration_from_trace(const Scenario& s, const MeasuredRun& 
         fitter.add(*it->second[i % n], kernels[i]->end_s - kernels[i]->start_s, samples);
     }
   }
-  std::size_t used[4] = {0, 0, 0, 0};
-  write_tables(samples, used, r);
+  write_tables(samples, r);
   if (!r.tables.empty()) r.calibration.kernel_overhead_s = fitter.overhead_s();
+  if (!r.tables.empty() && launch.nccl_latency.samples > 0 && !Fitter::nccl_launch_stated(s))
+    r.calibration.nccl_launch_s = fitter.nccl_launch_s();
+  r.launch = launch;
   r.calibration.hardware = "fitted from " + std::to_string(run.ranks.size()) + " ranks of " + run.format + " traces";
   for (const auto& l : left_out) r.notes.push_back("left out (counts do not match the graph): " + l);
   if (samples.faster_than_peak > 0)
@@ -210,8 +332,7 @@ TraceFitResult fit_calibration_from_trace(const Scenario& s, const MeasuredRun& 
                       " kernels ran faster than the peak allows for their task's work: the trace is not of this scenario?");
   if (samples.shorter_than_overhead > 0)
     r.notes.push_back(std::to_string(samples.shorter_than_overhead) + " kernels were shorter than the fixed overhead or latency");
-  r.notes.push_back("not fitted: collectives other than send/recv (their message-size axis differs by op), launch overheads "
-                    "(kernel_overhead_s is the scenario's, written so the fit inverts the same model)");
+  add_model_notes(s, launch, r);
   return r;
 }
 
@@ -219,6 +340,12 @@ void write_fit_summary(const TraceFitResult& r, std::ostream& os) {
   if (r.tables.empty()) os << "no table filled: no measured kernel matched a task of the scenario\n";
   for (const auto& t : r.tables)
     os << "filled " << t.table << " from " << t.samples << " kernels (" << t.points << " points)\n";
+  for (const auto& c : r.collectives) {
+    char line[256];
+    std::snprintf(line, sizeof line, "%s on %s, %.0f-byte messages, %d ranks: busBw %.1f GB/s, efficiency %.3f (%zu kernels)\n",
+                  c.op.c_str(), c.link_table.c_str(), c.message_bytes, c.ranks, c.bus_Bps / 1e9, c.efficiency, c.samples);
+    os << line;
+  }
   for (const auto& n : r.notes) os << "note: " << n << '\n';
 }
 

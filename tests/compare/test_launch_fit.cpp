@@ -1,0 +1,56 @@
+// Launch overheads from host launch and GPU start times: queued gaps and idle-stream latencies.
+#include <gtest/gtest.h>
+
+#include "engine/measured/launch_fit.h"
+
+namespace hcpsim {
+namespace {
+
+MeasuredKernel kernel(double launch_us, double start_us, double dur_us, int stream, MeasuredKind kind) {
+  MeasuredKernel k;
+  k.launch_s = launch_us < 0 ? -1 : launch_us * 1e-6;
+  k.start_s = start_us * 1e-6;
+  k.end_s = (start_us + dur_us) * 1e-6;
+  k.stream = stream;
+  k.kind = kind;
+  return k;
+}
+
+TEST(LaunchFit, QueuedGapsAndIdleLatenciesByComputeAndNccl) {
+  MeasuredRun run;
+  MeasuredRank r;
+  // Stream 7: an idle-stream launch (latency 5 us), then three kernels queued before their
+  // predecessor ended (gaps 2, 3, 4 us).
+  r.kernels.push_back(kernel(0, 5, 100, 7, MeasuredKind::Gemm));
+  r.kernels.push_back(kernel(10, 107, 50, 7, MeasuredKind::AttentionForward));
+  r.kernels.push_back(kernel(20, 160, 50, 7, MeasuredKind::MemoryBound));
+  r.kernels.push_back(kernel(30, 214, 50, 7, MeasuredKind::Gemm));
+  // Stream 20: NCCL kernels launched onto an idle stream (latencies 9 and 11 us), and one whose
+  // launch was not recorded (no sample).
+  r.kernels.push_back(kernel(0, 9, 20, 20, MeasuredKind::AllGather));
+  r.kernels.push_back(kernel(100, 111, 20, 20, MeasuredKind::ReduceScatter));
+  r.kernels.push_back(kernel(-1, 300, 20, 20, MeasuredKind::AllGather));
+  run.ranks.push_back(r);
+
+  const LaunchOverheads o = fit_launch_overheads(run);
+  EXPECT_EQ(o.compute_gap.samples, 3u);
+  EXPECT_NEAR(o.compute_gap.median_s, 3e-6, 1e-12);
+  EXPECT_EQ(o.compute_latency.samples, 1u);
+  EXPECT_NEAR(o.compute_latency.median_s, 5e-6, 1e-12);
+  EXPECT_EQ(o.nccl_latency.samples, 2u);
+  EXPECT_NEAR(o.nccl_latency.median_s, 10e-6, 1e-12);   // median of two: their mean
+  EXPECT_EQ(o.nccl_gap.samples, 0u);
+}
+
+TEST(LaunchFit, NoRuntimeEventsGiveNoSamples) {
+  MeasuredRun run;
+  MeasuredRank r;
+  r.kernels.push_back(kernel(-1, 0, 10, 7, MeasuredKind::Gemm));
+  r.kernels.push_back(kernel(-1, 12, 10, 7, MeasuredKind::Gemm));
+  run.ranks.push_back(r);
+  const LaunchOverheads o = fit_launch_overheads(run);
+  EXPECT_EQ(o.compute_gap.samples + o.compute_latency.samples + o.nccl_gap.samples + o.nccl_latency.samples, 0u);
+}
+
+}  // namespace
+}  // namespace hcpsim
