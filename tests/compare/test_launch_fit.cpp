@@ -2,6 +2,7 @@
 #include <gtest/gtest.h>
 
 #include "engine/measured/launch_fit.h"
+#include "engine/measured/measured_input.h"
 
 namespace hcpsim {
 namespace {
@@ -50,6 +51,20 @@ TEST(LaunchFit, NoRuntimeEventsGiveNoSamples) {
   run.ranks.push_back(r);
   const LaunchOverheads o = fit_launch_overheads(run);
   EXPECT_EQ(o.compute_gap.samples + o.compute_latency.samples + o.nccl_gap.samples + o.nccl_latency.samples, 0u);
+}
+
+// A real trace (HolisticTraceAnalysis' NCCL sample, an A100 run with runtime events): both kinds of
+// sample are found, and the medians are what launches cost on a GPU, microseconds, not 0 or seconds.
+TEST(LaunchFit, PublicTraceGivesMicrosecondLaunchCosts) {
+  const MeasuredRun run = read_measured_run(
+      {std::string(HCPSIM_SOURCE_DIR) + "/tests/data/measured/hta/nccl_allreduce_2rank.json.gz"}, KernelClassifier());
+  const LaunchOverheads o = fit_launch_overheads(run);
+  ASSERT_GT(o.compute_gap.samples, 10u);
+  ASSERT_GT(o.compute_latency.samples, 0u);
+  EXPECT_GT(o.compute_gap.median_s, 0.0);
+  EXPECT_LT(o.compute_gap.median_s, 100e-6);
+  EXPECT_GT(o.compute_latency.median_s, 1e-6);
+  EXPECT_LT(o.compute_latency.median_s, 1e-3);
 }
 
 }  // namespace
