@@ -18,11 +18,24 @@ LaunchStat median_of(std::vector<double>& v) {
   return s;
 }
 
+LaunchStat fifth_percentile(std::vector<double>& v) {
+  LaunchStat s;
+  if (v.size() < kMinTinyKernels) return s;
+  s.samples = v.size();
+  const std::size_t k = v.size() / 20;
+  std::nth_element(v.begin(), v.begin() + static_cast<std::ptrdiff_t>(k), v.end());
+  s.median_s = v[k];
+  return s;
+}
+
 }  // namespace
 
 LaunchOverheads fit_launch_overheads(const MeasuredRun& run) {
   std::vector<double> gap[2], latency[2];   // [0] compute, [1] NCCL
+  std::vector<double> memory_bound;
   for (const MeasuredRank& r : run.ranks) {
+    for (const MeasuredKernel& k : r.kernels)
+      if (k.kind == MeasuredKind::MemoryBound) memory_bound.push_back(k.end_s - k.start_s);
     std::map<std::int32_t, double> stream_end;   // CUDA stream -> end of its last kernel so far
     for (const MeasuredKernel& k : r.kernels) {  // sorted by start
       const auto it = stream_end.find(k.stream);
@@ -39,6 +52,7 @@ LaunchOverheads fit_launch_overheads(const MeasuredRun& run) {
     }
   }
   LaunchOverheads o;
+  o.fixed_cost = fifth_percentile(memory_bound);
   o.compute_gap = median_of(gap[0]);
   o.nccl_gap = median_of(gap[1]);
   o.compute_latency = median_of(latency[0]);

@@ -70,7 +70,7 @@ class Fitter {
     const bool fp8 = s.fp8_enabled() && gpu.fp8_flops > 0;
     gemm_peak_ = fp8 ? gpu.fp8_flops : gpu.bf16_flops;
     attention_peak_ = fp8 && s.model.fp8_dot_product_attention ? gpu.fp8_flops : gpu.bf16_flops;
-    overhead_s_ = launch.compute_gap.samples > 0 ? launch.compute_gap.median_s : cost_.kernel_overhead_s();
+    overhead_s_ = launch.fixed_cost.samples > 0 ? launch.fixed_cost.median_s : cost_.kernel_overhead_s();
     const auto& e = cost_.scenario().cluster.efficiency;
     nccl_launch_s_ = e.nccl_launch_s;
     if (e.terms.host_overheads && launch.nccl_latency.samples > 0 && !nccl_launch_stated(s))
@@ -246,12 +246,16 @@ std::string us(double s) {
 void add_model_notes(const Scenario& s, const LaunchOverheads& l, TraceFitResult& r) {
   const auto& terms = s.cluster.efficiency.terms;
   const auto n = [](const LaunchStat& x) { return std::to_string(x.samples); };
-  if (l.compute_gap.samples > 0)
-    r.notes.push_back("kernel_overhead_s = " + us(l.compute_gap.median_s) + ": median gap between a compute kernel and "
-                      "the next one queued on its stream (" + n(l.compute_gap) + " gaps)");
+  if (l.fixed_cost.samples > 0)
+    r.notes.push_back("kernel_overhead_s = " + us(l.fixed_cost.median_s) + ": 5th percentile of the durations of " +
+                      n(l.fixed_cost) + " memory-bound kernels (the shortest kernels: launch ramp and tail)");
   else
-    r.notes.push_back("kernel_overhead_s is the model's: the trace records no host launches of queued kernels "
-                      "(written so that the fit inverts the same model)");
+    r.notes.push_back("kernel_overhead_s is the model's: fewer than " + std::to_string(kMinTinyKernels) +
+                      " memory-bound kernels to fit it from (written so that the fit inverts the same model)");
+  if (l.compute_gap.samples > 0)
+    r.notes.push_back("the GPU idled " + us(l.compute_gap.median_s) + " between a compute kernel and the next one queued "
+                      "on its stream (median of " + n(l.compute_gap) + "): not written, the model has no term for time "
+                      "between kernels (kernel_overhead_s is inside a kernel's time)");
   if (l.nccl_latency.samples > 0) {
     const std::string measured = "NCCL kernels started " + us(l.nccl_latency.median_s) +
                                  " after their host call on an idle stream (median of " + n(l.nccl_latency) + ")";

@@ -8,7 +8,7 @@
 //   collectives (all-gather, reduce-scatter, all-reduce, all-to-all), by op, link class and message:
 //               eff = model eff x model bandwidth time / (t - nccl_launch_s - latency)
 //               (engine/measured/collective_fit.h), with the bus bandwidth in NCCL's convention beside
-//   launch:     kernel_overhead_s and nccl_launch_s from the host launch and GPU start times
+//   launch:     kernel_overhead_s from the shortest kernels, nccl_launch_s from host launch and GPU start
 //               (engine/measured/launch_fit.h); the fit above subtracts the ones it writes
 // where t is the kernel's measured time without the contention the model adds by its own terms
 // (compute slowed by concurrent communication, a transfer waiting for its peer): the measured time

@@ -43,6 +43,24 @@ TEST(LaunchFit, QueuedGapsAndIdleLatenciesByComputeAndNccl) {
   EXPECT_EQ(o.nccl_gap.samples, 0u);
 }
 
+// The fixed cost of a kernel: the 5th percentile of memory-bound kernel durations, from 20 of them.
+TEST(LaunchFit, FixedCostFromTheShortestMemoryBoundKernels) {
+  MeasuredRun run;
+  MeasuredRank r;
+  // 40 memory-bound kernels of 2, 3, ..., 41 us (5th percentile: the third shortest, 4 us), one
+  // shorter GEMM that does not count.
+  for (int i = 0; i < 40; ++i) r.kernels.push_back(kernel(-1, 100.0 * i, 2.0 + (39 - i), 7, MeasuredKind::MemoryBound));
+  r.kernels.push_back(kernel(-1, 5000, 0.5, 7, MeasuredKind::Gemm));
+  run.ranks.push_back(r);
+  LaunchOverheads o = fit_launch_overheads(run);
+  EXPECT_EQ(o.fixed_cost.samples, 40u);
+  EXPECT_NEAR(o.fixed_cost.median_s, 4e-6, 1e-12);
+  // Below 20 memory-bound kernels: not fitted.
+  run.ranks[0].kernels.resize(19);
+  o = fit_launch_overheads(run);
+  EXPECT_EQ(o.fixed_cost.samples, 0u);
+}
+
 TEST(LaunchFit, NoRuntimeEventsGiveNoSamples) {
   MeasuredRun run;
   MeasuredRank r;
@@ -65,6 +83,10 @@ TEST(LaunchFit, PublicTraceGivesMicrosecondLaunchCosts) {
   EXPECT_LT(o.compute_gap.median_s, 100e-6);
   EXPECT_GT(o.compute_latency.median_s, 1e-6);
   EXPECT_LT(o.compute_latency.median_s, 1e-3);
+  // The shortest memory-bound kernels of an A100 run take about a microsecond or a few.
+  ASSERT_GT(o.fixed_cost.samples, 0u);
+  EXPECT_GT(o.fixed_cost.median_s, 0.5e-6);
+  EXPECT_LT(o.fixed_cost.median_s, 10e-6);
 }
 
 }  // namespace
