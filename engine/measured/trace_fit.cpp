@@ -193,6 +193,18 @@ const char* link_table(int link_class) {
   return link_class == static_cast<int>(LinkClass::InterNode) ? "links.inter_node" : "links.intra_node";
 }
 
+// A link entry whose samples disagree by more than 20 % holds calls the model prices differently at
+// one message size (e.g. send/recv in communicators of different sizes, whose NCCL per-peer caps
+// differ): the entry is their median, said.
+void note_spread(const std::string& what, double bytes, const std::vector<double>& v, TraceFitResult& r) {
+  const auto [lo, hi] = std::minmax_element(v.begin(), v.end());
+  if (v.empty() || !(*hi > 1.2 * *lo)) return;
+  char b[96];
+  std::snprintf(b, sizeof b, " at %.0f bytes: samples from %.3f to %.3f", bytes, *lo, *hi);
+  r.notes.push_back(what + b + " (calls the model prices differently share this message size, e.g. communicators "
+                    "of different sizes); the entry is their median");
+}
+
 void write_tables(const Samples& s, TraceFitResult& r) {
   std::map<std::string, FittedTable> tables;   // by name, in the order of the file
   auto count = [&](const std::string& name, std::size_t samples) {
@@ -219,10 +231,12 @@ void write_tables(const Samples& s, TraceFitResult& r) {
   for (const auto& [bytes, v] : s.intra) {
     r.calibration.intra_node.push_back({"send_recv", bytes, median(v)});
     count("links.intra_node send_recv", v.size());
+    note_spread("links.intra_node send_recv", bytes, v, r);
   }
   for (const auto& [bytes, v] : s.inter) {
     r.calibration.inter_node.push_back({"send_recv", bytes, median(v)});
     count("links.inter_node send_recv", v.size());
+    note_spread("links.inter_node send_recv", bytes, v, r);
   }
   for (const auto& [k, c] : s.collectives) {
     const auto [op, cls, message] = k;
@@ -230,6 +244,7 @@ void write_tables(const Samples& s, TraceFitResult& r) {
     (cls == static_cast<int>(LinkClass::InterNode) ? r.calibration.inter_node : r.calibration.intra_node)
         .push_back({op_name, message, median(c.efficiency)});
     count(std::string(link_table(cls)) + " " + op_name, c.efficiency.size());
+    note_spread(std::string(link_table(cls)) + " " + op_name, message, c.efficiency, r);
     r.collectives.push_back({op_name, link_table(cls), message, c.ranks, c.efficiency.size(), median(c.bus_Bps),
                              median(c.efficiency)});
   }
