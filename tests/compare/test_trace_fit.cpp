@@ -26,24 +26,39 @@ std::map<std::string, double> time_by_kind(const Trace& t) {
   return out;
 }
 
-TEST(TraceFit, FittedTablesReproduceTheMeasuredKernelTimes) {
-  const Scenario s = load_scenario_file(kScenario);
-  const Trace predicted = app::predict(s, "analytic").trace;
+// Writes Megatron-shaped traces of `predicted` (2 steps of `layers` layers, kernel times scaled by
+// `scale`) into a fresh temporary folder `name` and reads them back.
+MeasuredRun traced_run(const Trace& predicted, const std::string& name, int layers, std::map<TaskKind, double> scale,
+                       std::string& dir) {
   testing::KinetoSynthOptions o;
   o.steps = 2;
-  o.layers = 3;   // three layers per step: the graph's one layer of tasks repeats
-  o.time_scale[TaskKind::AttentionForward] = 1.25;
-  o.time_scale[TaskKind::AttentionBackward] = 0.9;
-  o.time_scale[TaskKind::SendRecv] = 1.5;
-  const std::string dir = ::testing::TempDir() + "/hcpsim_fit_traces";
+  o.layers = layers;
+  o.time_scale = std::move(scale);
+  dir = ::testing::TempDir() + "/" + name;
   std::filesystem::remove_all(dir);
   std::filesystem::create_directories(dir);
   testing::write_kineto_traces(predicted, dir, o);
-  const MeasuredRun run = read_measured_run({dir}, KernelClassifier());
+  return read_measured_run({dir}, KernelClassifier());
+}
 
-  const TraceFitResult fit = fit_calibration_from_trace(s, run);
+std::map<std::string, std::size_t> samples_by_table(const TraceFitResult& fit) {
   std::map<std::string, std::size_t> samples;
   for (const auto& t : fit.tables) samples[t.table] = t.samples;
+  return samples;
+}
+
+TEST(TraceFit, FittedTablesReproduceTheMeasuredKernelTimes) {
+  const Scenario s = load_scenario_file(kScenario);
+  const Trace predicted = app::predict(s, "analytic").trace;
+  std::string dir;
+  // Three layers per step: the graph's one layer of tasks repeats.
+  const MeasuredRun run = traced_run(predicted, "hcpsim_fit_traces", 3,
+                                     {{TaskKind::AttentionForward, 1.25}, {TaskKind::AttentionBackward, 0.9},
+                                      {TaskKind::SendRecv, 1.5}},
+                                     dir);
+
+  const TraceFitResult fit = fit_calibration_from_trace(s, run);
+  auto samples = samples_by_table(fit);
   const std::size_t per_rank = 2 * 3;   // steps x layers
   EXPECT_EQ(samples["attention"], 8 * per_rank * 16);   // 8 ranks, 8 forward + 8 backward kernels each
   EXPECT_GT(samples["links.intra_node send_recv"], 0u);
@@ -80,20 +95,13 @@ TEST(TraceFit, CollectivesFittedByOpReproduceTheTracedTimes) {
   const std::string file = std::string(HCPSIM_SOURCE_DIR) + "/scenarios/llama3-8b-128k-dgx-h100-mixed.yaml";
   const Scenario s = load_scenario_file(file);
   const Trace predicted = app::predict(s, "analytic").trace;
-  testing::KinetoSynthOptions o;
-  o.steps = 2;
-  o.time_scale[TaskKind::AllToAll] = 1.4;
-  o.time_scale[TaskKind::AllGather] = 1.3;
-  o.time_scale[TaskKind::ReduceScatter] = 1.2;
-  const std::string dir = ::testing::TempDir() + "/hcpsim_fit_collectives";
-  std::filesystem::remove_all(dir);
-  std::filesystem::create_directories(dir);
-  testing::write_kineto_traces(predicted, dir, o);
-  const MeasuredRun run = read_measured_run({dir}, KernelClassifier());
+  std::string dir;
+  const MeasuredRun run = traced_run(predicted, "hcpsim_fit_collectives", 1,
+                                     {{TaskKind::AllToAll, 1.4}, {TaskKind::AllGather, 1.3}, {TaskKind::ReduceScatter, 1.2}},
+                                     dir);
 
   const TraceFitResult fit = fit_calibration_from_trace(s, run);
-  std::map<std::string, std::size_t> samples;
-  for (const auto& t : fit.tables) samples[t.table] = t.samples;
+  auto samples = samples_by_table(fit);
   EXPECT_GT(samples["links.intra_node all_to_all"], 0u);
   EXPECT_GT(samples["links.intra_node all_gather"], 0u);
   EXPECT_GT(samples["links.intra_node reduce_scatter"], 0u);
