@@ -1,6 +1,7 @@
 #include "engine/measured/trace_fit.h"
 
 #include <algorithm>
+#include <cmath>
 #include <cstdio>
 #include <map>
 #include <ostream>
@@ -15,6 +16,7 @@
 #include "engine/layout/rank_layout.h"
 #include "engine/measured/collective_fit.h"
 #include "engine/measured/launch_fit.h"
+#include "engine/measured/trace_fit_notes.h"
 #include "engine/cost/efficiency_source.h"
 #include "engine/schedule/build.h"
 #include "engine/trace/trace.h"
@@ -57,6 +59,10 @@ struct Samples {
   std::map<double, std::vector<double>> intra, inter;                                     // bytes
   std::map<std::tuple<int, int, double>, CollectiveSamples> collectives;                  // op, link class, message
   std::size_t faster_than_peak = 0, shorter_than_overhead = 0;
+  // Collectives whose kernel carries the message the profiler recorded, and those whose recorded
+  // input differs from the scenario's by more than 1 % (the first such one described).
+  std::size_t bytes_recorded = 0, bytes_differ = 0;
+  std::string first_difference;
 };
 
 class Fitter {
@@ -78,9 +84,6 @@ class Fitter {
   }
   double overhead_s() const { return overhead_s_; }
   double nccl_launch_s() const { return nccl_launch_s_; }
-  static bool nccl_launch_stated(const Scenario& s) {
-    return is_stated(field_origin(s, "cluster.efficiency.nccl_launch").origin);
-  }
 
   // Removes the contention the model adds on its own (comm/compute interference, waiting for a peer):
   // the measured time divided by the task's predicted time over its time alone.
@@ -90,9 +93,13 @@ class Fitter {
     return measured_s * model_alone_s / it->second;
   }
 
-  void add(const Task& t, double measured_s, Samples& out) const {
+  // `recorded_bytes`: the kernel's input message as the profiler recorded it, 0 when not.
+  void add(const Task& t, double measured_s, double recorded_bytes, Samples& out) const {
     if (t.kind == TaskKind::SendRecv) return add_link(t, measured_s, out);
-    if (is_communication(t.kind)) return add_collective(t, measured_s, out);
+    if (is_communication(t.kind)) {
+      check_recorded_bytes(t, recorded_bytes, out);
+      return add_collective(t, measured_s, out);
+    }
     const double work_s = alone_s(t, measured_s, cost_.compute_seconds(g_, t)) - overhead_s_;
     if (!(work_s > 0)) {
       ++out.shorter_than_overhead;
@@ -125,6 +132,24 @@ class Fitter {
 
   // The call's time alone without the host overhead the model adds after it (nccl_launch_s) and
   // without its latency, against the model's bandwidth part: the efficiency that makes them equal.
+  // The profiler records a collective's input tensor: all-gather a shard, reduce-scatter n shards,
+  // all-reduce and all-to-all the buffer. The fit uses the scenario's bytes; a run whose recorded
+  // bytes differ was not of this scenario, which is counted and said.
+  void check_recorded_bytes(const Task& t, double recorded_bytes, Samples& out) const {
+    if (!(recorded_bytes > 0)) return;
+    const CommOp& op = g_.comms().at(t.comm);
+    const double n = static_cast<double>(op.ranks.size());
+    const double expected = op.kind == TaskKind::ReduceScatter ? op.bytes_per_rank * n : op.bytes_per_rank;
+    ++out.bytes_recorded;
+    if (std::abs(recorded_bytes / expected - 1) <= 0.01) return;
+    if (out.bytes_differ++ == 0) {
+      char b[160];
+      std::snprintf(b, sizeof b, "%s on rank %d: recorded %.0f bytes, the scenario's %.0f", to_string(t.kind), t.rank,
+                    recorded_bytes, expected);
+      out.first_difference = b;
+    }
+  }
+
   void add_collective(const Task& t, double measured_s, Samples& out) const {
     const CollectiveModelTime m = collective_model_time(g_, t, routes_);
     const double model_overhead_s = cost_.comm_overhead_s(t);
@@ -193,18 +218,6 @@ const char* link_table(int link_class) {
   return link_class == static_cast<int>(LinkClass::InterNode) ? "links.inter_node" : "links.intra_node";
 }
 
-// A link entry whose samples disagree by more than 20 % holds calls the model prices differently at
-// one message size (e.g. send/recv in communicators of different sizes, whose NCCL per-peer caps
-// differ): the entry is their median, said.
-void note_spread(const std::string& what, double bytes, const std::vector<double>& v, TraceFitResult& r) {
-  const auto [lo, hi] = std::minmax_element(v.begin(), v.end());
-  if (v.empty() || !(*hi > 1.2 * *lo)) return;
-  char b[96];
-  std::snprintf(b, sizeof b, " at %.0f bytes: samples from %.3f to %.3f", bytes, *lo, *hi);
-  r.notes.push_back(what + b + " (calls the model prices differently share this message size, e.g. communicators "
-                    "of different sizes); the entry is their median");
-}
-
 void write_tables(const Samples& s, TraceFitResult& r) {
   std::map<std::string, FittedTable> tables;   // by name, in the order of the file
   auto count = [&](const std::string& name, std::size_t samples) {
@@ -251,56 +264,6 @@ void write_tables(const Samples& s, TraceFitResult& r) {
   for (auto& [name, t] : tables) r.tables.push_back(std::move(t));
 }
 
-std::string us(double s) {
-  char b[32];
-  std::snprintf(b, sizeof b, "%.2f us", s * 1e6);
-  return b;
-}
-
-// What the model does with the launch overheads and the collective tables, said rather than dropped.
-void add_model_notes(const Scenario& s, const LaunchOverheads& l, TraceFitResult& r) {
-  const auto& terms = s.cluster.efficiency.terms;
-  const auto n = [](const LaunchStat& x) { return std::to_string(x.samples); };
-  if (l.fixed_cost.samples > 0)
-    r.notes.push_back("kernel_overhead_s = " + us(l.fixed_cost.median_s) + ": 5th percentile of the durations of " +
-                      n(l.fixed_cost) + " memory-bound kernels (the shortest kernels: launch ramp and tail)");
-  else
-    r.notes.push_back("kernel_overhead_s is the model's: fewer than " + std::to_string(kMinTinyKernels) +
-                      " memory-bound kernels to fit it from (written so that the fit inverts the same model)");
-  if (l.compute_gap.samples > 0)
-    r.notes.push_back("the GPU idled " + us(l.compute_gap.median_s) + " between a compute kernel and the next one queued "
-                      "on its stream (median of " + n(l.compute_gap) + "): not written, the model has no term for time "
-                      "between kernels (kernel_overhead_s is inside a kernel's time)");
-  if (l.nccl_latency.samples > 0) {
-    const std::string measured = "NCCL kernels started " + us(l.nccl_latency.median_s) +
-                                 " after their host call on an idle stream (median of " + n(l.nccl_latency) + ")";
-    if (Fitter::nccl_launch_stated(s)) r.notes.push_back(measured + ": not written, cluster.efficiency.nccl_launch is set in the scenario");
-    else if (!terms.host_overheads) r.notes.push_back(measured + ": not written, the host_overheads term is off");
-    else r.notes.push_back("nccl_launch_s: " + measured);
-  }
-  if (l.compute_latency.samples > 0)
-    r.notes.push_back("compute kernels started " + us(l.compute_latency.median_s) + " after their host call on an idle "
-                      "stream (median of " + n(l.compute_latency) + "): not written, the model has no term for it (it "
-                      "assumes the host runs ahead of the GPU)");
-  if (l.nccl_gap.samples > 0)
-    r.notes.push_back("NCCL kernels queued behind another kernel started " + us(l.nccl_gap.median_s) + " after it (median of " +
-                      n(l.nccl_gap) + "): not written, the model has no such term for communication");
-  r.notes.push_back("not fitted: ring_step_sync_s (the trace does not record which kernel waited for which transfer)");
-  std::map<std::string, int> sizes;   // op and link class -> message sizes fitted
-  for (const auto& c : r.collectives) ++sizes[c.op + " on " + c.link_table];
-  if (!r.collectives.empty() && !terms.bandwidth_curves)
-    r.notes.push_back("the bandwidth_curves term is off: the model reads the send_recv entries only, the collective entries "
-                      "are written but not used");
-  for (const auto& [what, count] : sizes)
-    if (count > 1 && terms.nccl_ring_latency && what.rfind("all_to_all", 0) != 0)
-      r.notes.push_back(what + ": " + std::to_string(count) + " message sizes; with the nccl_ring_latency term the model "
-                        "reads the entry of the largest only (smaller calls are priced by NCCL's latency and protocol)");
-  for (const char* f : {"intra_node_link", "inter_node_link"})
-    if (is_stated(field_origin(s, std::string("cluster.efficiency.") + f).origin))
-      r.notes.push_back(std::string("cluster.efficiency.") + f + " is set in the scenario: it keeps its level, the fitted "
-                        "link entries give only their shape by message size");
-}
-
 }  // namespace
 
 TraceFitResult fit_calibration_from_trace(const Scenario& s, const MeasuredRun& run) {
@@ -336,12 +299,12 @@ TraceFitResult fit_calibration_from_trace(const Scenario& s, const MeasuredRun& 
         continue;
       }
       for (std::size_t i = 0; i < kernels.size(); ++i)
-        fitter.add(*it->second[i % n], kernels[i]->end_s - kernels[i]->start_s, samples);
+        fitter.add(*it->second[i % n], kernels[i]->end_s - kernels[i]->start_s, kernels[i]->bytes, samples);
     }
   }
   write_tables(samples, r);
   if (!r.tables.empty()) r.calibration.kernel_overhead_s = fitter.overhead_s();
-  if (!r.tables.empty() && launch.nccl_latency.samples > 0 && !Fitter::nccl_launch_stated(s))
+  if (!r.tables.empty() && launch.nccl_latency.samples > 0 && !nccl_launch_stated(s))
     r.calibration.nccl_launch_s = fitter.nccl_launch_s();
   r.launch = launch;
   r.calibration.hardware = "fitted from " + std::to_string(run.ranks.size()) + " ranks of " + run.format + " traces";
@@ -349,23 +312,17 @@ TraceFitResult fit_calibration_from_trace(const Scenario& s, const MeasuredRun& 
   if (samples.faster_than_peak > 0)
     r.notes.push_back(std::to_string(samples.faster_than_peak) +
                       " kernels ran faster than the peak allows for their task's work: the trace is not of this scenario?");
+  if (samples.bytes_differ > 0)
+    r.notes.push_back(std::to_string(samples.bytes_differ) + " of " + std::to_string(samples.bytes_recorded) +
+                      " collectives recorded a message more than 1 % off the scenario's (" + samples.first_difference +
+                      "): the run was not of this scenario? Their times were fitted with the scenario's bytes");
+  else if (samples.bytes_recorded > 0)
+    r.notes.push_back("the messages the profiler recorded for " + std::to_string(samples.bytes_recorded) +
+                      " collectives match the scenario's");
   if (samples.shorter_than_overhead > 0)
     r.notes.push_back(std::to_string(samples.shorter_than_overhead) + " kernels were shorter than the fixed overhead or latency");
   add_model_notes(s, launch, r);
   return r;
-}
-
-void write_fit_summary(const TraceFitResult& r, std::ostream& os) {
-  if (r.tables.empty()) os << "no table filled: no measured kernel matched a task of the scenario\n";
-  for (const auto& t : r.tables)
-    os << "filled " << t.table << " from " << t.samples << " kernels (" << t.points << " points)\n";
-  for (const auto& c : r.collectives) {
-    char line[256];
-    std::snprintf(line, sizeof line, "%s on %s, %.0f-byte messages, %d ranks: busBw %.1f GB/s, efficiency %.3f (%zu kernels)\n",
-                  c.op.c_str(), c.link_table.c_str(), c.message_bytes, c.ranks, c.bus_Bps / 1e9, c.efficiency, c.samples);
-    os << line;
-  }
-  for (const auto& n : r.notes) os << "note: " << n << '\n';
 }
 
 }  // namespace hcpsim

@@ -116,6 +116,19 @@ TEST(TraceFit, CollectivesFittedByOpReproduceTheTracedTimes) {
   bool spread = false;
   for (const auto& n : fit.notes) spread = spread || n.find("links.intra_node send_recv at 67108864 bytes") != std::string::npos;
   EXPECT_TRUE(spread);
+  // The generator records each collective's input as PyTorch does; they match the scenario's bytes.
+  auto has_note = [](const TraceFitResult& f, const char* text) {
+    for (const auto& n : f.notes)
+      if (n.find(text) != std::string::npos) return true;
+    return false;
+  };
+  EXPECT_TRUE(has_note(fit, "match the scenario's"));
+  EXPECT_FALSE(has_note(fit, "more than 1 % off the scenario's"));
+  // Fitted against the same scenario at half the sequence (same graph, half the bytes): said.
+  LoadOptions half;
+  half.overrides = {"model.seq_length=65536"};
+  const TraceFitResult other = fit_calibration_from_trace(load_scenario_file(file, half), run);
+  EXPECT_TRUE(has_note(other, "more than 1 % off the scenario's")) << other.notes.size();
   // The synthetic launches precede each kernel by 20 us: NCCL kernels on an idle stream give it.
   ASSERT_TRUE(fit.calibration.nccl_launch_s.has_value());
   EXPECT_NEAR(*fit.calibration.nccl_launch_s, 20e-6, 1e-9);
