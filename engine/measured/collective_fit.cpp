@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <stdexcept>
 #include <string>
+#include <vector>
 
 #include "engine/analytic/collective_time.h"
 
@@ -15,19 +16,34 @@ void alltoall_parts(const CommOp& op, const RouteModel& routes, CollectiveModelT
   const double n = static_cast<double>(op.ranks.size());
   out.message_bytes = op.bytes_per_rank / n;
   double latency = 0;
-  bool inter = false;
+  bool inter = false, intra = false;
   for (std::size_t i = 0; i < op.ranks.size(); ++i)
     for (std::size_t j = 0; j < op.ranks.size(); ++j) {
       if (i == j) continue;
       const Route r = routes.route(op.ranks[i], op.ranks[j]);
       if (r.self) continue;
       inter = inter || r.link_class == LinkClass::InterNode;
+      intra = intra || r.link_class == LinkClass::IntraNode;
       latency = std::max(latency, r.latency_s);
     }
   out.link_class = inter ? LinkClass::InterNode : LinkClass::IntraNode;
   out.efficiency = routes.cost().link_efficiency(TaskKind::AllToAll, out.message_bytes, out.link_class);
   out.latency_s = latency;
   out.bandwidth_s = std::max(0.0, alltoall_seconds(op, routes) - latency);
+  out.other_class = inter && intra;
+  if (out.other_class)
+    out.other_efficiency = routes.cost().link_efficiency(TaskKind::AllToAll, out.message_bytes, LinkClass::IntraNode);
+}
+
+// Whether the ring's hops cross both classes, and the model's value for the class that does not set
+// its time.
+void other_hops(const CommOp& op, const std::vector<Route>& hops, const CostModel& cost, bool plateau,
+                CollectiveModelTime& out) {
+  for (const Route& r : hops)
+    if (!r.self && r.link_class != out.link_class) out.other_class = true;
+  if (!out.other_class) return;
+  const LinkClass other = out.link_class == LinkClass::InterNode ? LinkClass::IntraNode : LinkClass::InterNode;
+  out.other_efficiency = plateau ? cost.link_plateau(op.kind, other) : cost.link_efficiency(op.kind, out.message_bytes, other);
 }
 
 void ring_parts(const CommOp& op, const RouteModel& routes, CollectiveModelTime& out) {
@@ -50,12 +66,14 @@ void ring_parts(const CommOp& op, const RouteModel& routes, CollectiveModelTime&
       out.bandwidth_s = bw_s;
     }
     out.efficiency = cost.link_plateau(op.kind, out.link_class);
+    other_hops(op, p.hops, cost, true, out);
     return;
   }
   // One hop per step, every step as long as the slowest hop.
   const double steps = all_reduce ? 2.0 * (n - 1) : n - 1;
   double slowest = -1;
-  for (const Route& r : ring_collective_hops(op, routes)) {
+  const std::vector<Route> hops = ring_collective_hops(op, routes);
+  for (const Route& r : hops) {
     if (r.self) continue;
     const double step_s = routes.transfer_seconds(r, out.message_bytes, out.message_bytes, op.kind);
     if (step_s <= slowest) continue;
@@ -65,6 +83,7 @@ void ring_parts(const CommOp& op, const RouteModel& routes, CollectiveModelTime&
     out.bandwidth_s = steps * (step_s - r.latency_s);
   }
   out.efficiency = cost.link_efficiency(op.kind, out.message_bytes, out.link_class);
+  other_hops(op, hops, cost, false, out);
 }
 
 }  // namespace

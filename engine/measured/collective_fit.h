@@ -25,6 +25,10 @@ struct CollectiveModelTime {
   int ranks = 0;               // members of the call
   double nccl_size_bytes = 0;  // NCCL's size of the call (see above)
   double bus_factor = 0;       // NCCL's busBw / algBw factor
+  // The call also crosses links of the other class, which do not set its time: the trace cannot
+  // tell their efficiency, and the table value the model reads for them (op, that class, message).
+  bool other_class = false;
+  double other_efficiency = 0;
 };
 
 // Throws std::invalid_argument when `t` is not a collective of `g` with at least two members and bytes.

@@ -58,6 +58,8 @@ struct Samples {
   std::map<double, std::vector<double>> gemm;                                             // flops
   std::map<double, std::vector<double>> intra, inter;                                     // bytes
   std::map<std::tuple<int, int, double>, CollectiveSamples> collectives;                  // op, link class, message
+  // Link classes a collective crosses without their links setting its time: the model's value there.
+  std::map<std::tuple<int, int, double>, double> unseen;
   std::size_t faster_than_peak = 0, shorter_than_overhead = 0;
   // Collectives whose kernel carries the message the profiler recorded, and those whose recorded
   // input differs from the scenario's by more than 1 % (the first such one described).
@@ -159,6 +161,11 @@ class Fitter {
       ++out.shorter_than_overhead;
       return;
     }
+    if (m.other_class) {
+      const int other = m.link_class == LinkClass::InterNode ? static_cast<int>(LinkClass::IntraNode)
+                                                             : static_cast<int>(LinkClass::InterNode);
+      out.unseen[{static_cast<int>(m.op), other, m.message_bytes}] = m.other_efficiency;
+    }
     const double eff = m.efficiency * m.bandwidth_s / work_s;
     if (eff > 1) {
       ++out.faster_than_peak;
@@ -170,29 +177,33 @@ class Fitter {
     c.ranks = m.ranks;
   }
 
+  // A send/recv task's time is set by the slowest of the transfers it sends or receives, on its route
+  // (the bottleneck link, all rails of an inter-node route): eff = bytes / ((t - o - latency) x route bandwidth).
   void add_link(const Task& t, double measured_s, Samples& out) const {
-    std::vector<std::int32_t> peers;
-    append_peers(g_, t, peers);
-    const int gpn = std::max(1, s_.cluster.gpus_per_node);
-    bool inter = false;
-    for (auto p : peers) inter = inter || p / gpn != t.rank / gpn;
-    const double bw = inter ? s_.cluster.nic_bandwidth_Bps : s_.cluster.intra_node_bandwidth_Bps;
-    const double lat = inter ? s_.cluster.inter_node_latency_s : s_.cluster.intra_node_latency_s;
-    const LinkClass cls = inter ? LinkClass::InterNode : LinkClass::IntraNode;
-    const double model_eff = cost_.p2p_efficiency(t.bytes, cls, bw, cost_.p2p_comm(g_.comms().at(t.comm)));
+    const CommOp& op = g_.comms().at(t.comm);
+    const NcclP2pComm comm = cost_.p2p_comm(op);
+    double slowest_s = -1, bytes = 0;
+    Route route;
+    for (const Transfer& x : op.transfers) {
+      if (x.src != t.rank && x.dst != t.rank) continue;
+      const Route r = routes_.route(x.src, x.dst);
+      if (r.self) continue;
+      const double time_s = routes_.p2p_transfer_seconds(r, x.bytes, comm);
+      if (time_s > slowest_s) slowest_s = time_s, route = r, bytes = x.bytes;
+    }
     const double model_overhead_s = cost_.comm_overhead_s(t);
-    const double work_s = alone_s(t, measured_s, lat + t.bytes / (bw * model_eff) + model_overhead_s) - lat -
+    const double work_s = alone_s(t, measured_s, slowest_s + model_overhead_s) - route.latency_s -
                           fitted_overhead_s(model_overhead_s);
-    if (!(work_s > 0) || !(t.bytes > 0)) {
+    if (!(slowest_s >= 0) || !(work_s > 0) || !(bytes > 0)) {
       ++out.shorter_than_overhead;
       return;
     }
-    const double eff = t.bytes / (work_s * bw);
+    const double eff = bytes / (work_s * route.bottleneck_Bps);
     if (eff > 1) {
       ++out.faster_than_peak;
       return;
     }
-    (inter ? out.inter : out.intra)[t.bytes].push_back(eff);
+    (route.link_class == LinkClass::InterNode ? out.inter : out.intra)[bytes].push_back(eff);
   }
 
   const Scenario& s_;
@@ -260,6 +271,19 @@ void write_tables(const Samples& s, TraceFitResult& r) {
     note_spread(std::string(link_table(cls)) + " " + op_name, message, c.efficiency, r);
     r.collectives.push_back({op_name, link_table(cls), message, c.ranks, c.efficiency.size(), median(c.bus_Bps),
                              median(c.efficiency)});
+  }
+  // Without an entry of its own the model would read the class's send/recv entries for these links
+  // (which may hold NCCL's per-peer cap); the trace cannot tell their rate, so the model's stays.
+  for (const auto& [k, eff] : s.unseen) {
+    if (s.collectives.count(k)) continue;
+    const auto [op, cls, message] = k;
+    const char* op_name = to_string(static_cast<TaskKind>(op));
+    (cls == static_cast<int>(LinkClass::InterNode) ? r.calibration.inter_node : r.calibration.intra_node)
+        .push_back({op_name, message, eff});
+    char b[64];
+    std::snprintf(b, sizeof b, " at %.0f bytes: %.3f", message, eff);
+    r.notes.push_back(std::string(link_table(cls)) + " " + op_name + b + " is the model's own value, written so that the "
+                      "model keeps it: these calls cross those links, but the other class's links set their time");
   }
   for (auto& [name, t] : tables) r.tables.push_back(std::move(t));
 }
