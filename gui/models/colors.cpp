@@ -45,6 +45,16 @@ QColor task_kind_color(TaskKind k) {
   return Qt::gray;
 }
 
+QColor kind_color(MeasuredKind k) {
+  switch (k) {
+    case MeasuredKind::MemoryBound: return QColor(0xb8, 0xa8, 0x5c);
+    case MeasuredKind::Optimizer: return QColor(0x8c, 0x56, 0x3a);
+    case MeasuredKind::OtherCommunication: return QColor(0x5c, 0x70, 0x80);
+    case MeasuredKind::Other: return QColor(0x70, 0x70, 0x70);
+    default: return task_kind_color(static_cast<TaskKind>(k));
+  }
+}
+
 QColor ring_position_color(int p, int count) {
   if (count < 1) count = 1;
   const int hue = static_cast<int>(std::lround(300.0 * p / std::max(1, count)));  // red .. magenta
