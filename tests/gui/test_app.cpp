@@ -1,18 +1,17 @@
 // The window's pieces: live validation in the scenario editor (diagnostics under the field), form
-// and YAML kept in sync, child-process runs with progress and cancel while the event loop runs.
+// and YAML kept in sync, sweeps with progress and cancel while the event loop runs.
 #include <gtest/gtest.h>
 
-#include <QElapsedTimer>
 #include <QFile>
 #include <QSignalSpy>
 #include <QSpinBox>
 #include <QTabWidget>
-#include <QTest>
 
 #include "gui/app/main_window.h"
-#include "gui/app/run_panel.h"
 #include "gui/app/scenario_editor.h"
+#include "gui/views/chart_view.h"
 #include "gui/views/hp_step_view.h"
+#include "gui/views/sweep_panel.h"
 
 using namespace hcpsim;
 using namespace hcpsim::gui;
@@ -69,45 +68,46 @@ TEST(ScenarioEditor, TextErrorsCarryTheLine) {
   EXPECT_FALSE(ed.scenario());
 }
 
-TEST(RunPanel, ParsesProgress) {
-  int d = 0, t = 0;
-  EXPECT_TRUE(parse_progress("[####    ] 12/40  0 invalid/failed  3.1 pts/s", d, t));
-  EXPECT_EQ(d, 12);
-  EXPECT_EQ(t, 40);
-  EXPECT_FALSE(parse_progress("no numbers here", d, t));
-  EXPECT_FALSE(parse_progress("7/0", d, t));
-}
-
-TEST(RunPanel, ChildRunsWhileTheEventLoopTurns) {
-  qputenv("HCPSIM_BIN", "/bin/sh");
-  RunPanel p;
-  QSignalSpy done(&p, &RunPanel::finished);
-  p.set_arguments("-c \"echo 3/4 >&2; sleep 0.3; echo finished-ok\"");
+// Run ▸ Sweep in this process: the window stays responsive, the points arrive as rows, Cancel stops.
+TEST(SweepPanel, SweepsInTheBackgroundWhileTheEventLoopTurns) {
+  SweepPanel p;
+  QSignalSpy done(&p, &SweepPanel::sweep_finished);
+  p.set_file(HCPSIM_SOURCE_DIR "/scenarios/llama3-8b-64k-dgx-h100-p2p.yaml");
+  p.set_vary("model.context_parallel_size=2,4 simulation.backend=analytic");
   ASSERT_TRUE(p.start());
   EXPECT_TRUE(p.running());
   EXPECT_FALSE(p.start());   // one at a time
-  ASSERT_TRUE(done.wait(5000));
-  EXPECT_EQ(done.at(0).at(0).toInt(), 0);
-  EXPECT_TRUE(done.at(0).at(1).toString().contains("finished-ok"));
-  EXPECT_TRUE(p.output().contains("3/4"));
-  qunsetenv("HCPSIM_BIN");
+  ASSERT_TRUE(done.wait(60000));
+  EXPECT_EQ(done.at(0).at(0).toString(), QString()) << done.at(0).at(0).toString().toStdString();
+  EXPECT_FALSE(p.running());
+  ASSERT_EQ(p.model()->rowCount(), 2);
+  EXPECT_TRUE(p.status_text().contains("2 predicted")) << p.status_text().toStdString();
+  ASSERT_NE(p.chart()->chart(), nullptr);
+  EXPECT_EQ(p.chart()->chart()->series().size(), 1);
 }
 
-TEST(RunPanel, CancelStopsTheChild) {
-  qputenv("HCPSIM_BIN", "/bin/sh");
-  RunPanel p;
-  QSignalSpy done(&p, &RunPanel::finished);
-  p.set_arguments("-c \"sleep 30\"");
+TEST(SweepPanel, CancelStopsTheSweep) {
+  SweepPanel p;
+  QSignalSpy done(&p, &SweepPanel::sweep_finished);
+  p.set_file(HCPSIM_SOURCE_DIR "/scenarios/llama3-8b-64k-dgx-h100-p2p.yaml");
+  p.set_vary("model.context_parallel_size=1,2,4,8 model.cp_comm_type=p2p,a2a,all_gather "
+             "model.seq_length=16384,32768,65536 simulation.backend=analytic");
   ASSERT_TRUE(p.start());
-  QElapsedTimer t;
-  t.start();
-  QTest::qWait(100);
   p.cancel();
-  ASSERT_TRUE(done.wait(5000));
-  EXPECT_LT(t.elapsed(), 4000);
-  EXPECT_NE(done.at(0).at(0).toInt(), 0);
+  ASSERT_TRUE(done.wait(60000));
+  EXPECT_EQ(done.at(0).at(0).toString(), QStringLiteral("sweep cancelled"));
+  EXPECT_EQ(p.model()->rowCount(), 0);
+}
+
+TEST(SweepPanel, BadAxesAreRefusedWithTheReason) {
+  SweepPanel p;
+  p.set_file(HCPSIM_SOURCE_DIR "/scenarios/llama3-8b-64k-dgx-h100-p2p.yaml");
+  EXPECT_FALSE(p.start());
+  EXPECT_TRUE(p.status_text().contains("nothing to vary")) << p.status_text().toStdString();
+  p.set_vary("model.context_parallel_size");
+  EXPECT_FALSE(p.start());
+  EXPECT_TRUE(p.status_text().contains("model.context_parallel_size")) << p.status_text().toStdString();
   EXPECT_FALSE(p.running());
-  qunsetenv("HCPSIM_BIN");
 }
 
 // Opening a hyperparallel: scenario puts HyperParallel's step view where the ring steps are.
