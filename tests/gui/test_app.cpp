@@ -2,6 +2,8 @@
 // and YAML kept in sync, sweeps with progress and cancel while the event loop runs.
 #include <gtest/gtest.h>
 
+#include <QCheckBox>
+#include <QComboBox>
 #include <QFile>
 #include <QSignalSpy>
 #include <QSpinBox>
@@ -9,8 +11,10 @@
 
 #include "gui/app/main_window.h"
 #include "gui/app/scenario_editor.h"
+#include "gui/models/summary_model.h"
 #include "gui/views/chart_view.h"
 #include "gui/views/hp_step_view.h"
+#include "gui/views/summary_view.h"
 #include "gui/views/sweep_panel.h"
 
 using namespace hcpsim;
@@ -66,6 +70,56 @@ TEST(ScenarioEditor, TextErrorsCarryTheLine) {
   for (const auto& d : ed.diagnostics().items()) has_line = has_line || d.line > 0;
   EXPECT_TRUE(has_line);
   EXPECT_FALSE(ed.scenario());
+}
+
+// Whole-job switches in the form: ticking TP comm overlap writes the YAML line and changes the
+// prediction (the sequence-parallel collectives of tp 2 hide behind their GEMMs: a shorter step).
+TEST(ScenarioEditor, TpCommOverlapEditsTheYamlAndThePrediction) {
+  MainWindow w;
+  ASSERT_TRUE(w.open_path(HCPSIM_SOURCE_DIR "/scenarios/llama3-8b-64k-dgx-h100-p2p.yaml",
+                          {"model.tensor_model_parallel_size=2", "model.context_parallel_size=4", "model.sequence_parallel=true"}));
+  auto* overlap = w.editor()->findChild<QCheckBox*>("model.tp_comm_overlap");
+  ASSERT_NE(overlap, nullptr);
+  EXPECT_FALSE(overlap->isChecked());
+  auto step_time = [&w] {
+    QSignalSpy done(&w, &MainWindow::prediction_finished);
+    EXPECT_TRUE(w.run_simulate("analytic"));
+    EXPECT_TRUE(done.wait(120000));
+    EXPECT_EQ(done.at(0).at(0).toString(), QString());
+    return w.summary()->summary().find("step.time_s")->value;
+  };
+  const double without = step_time();
+  overlap->setChecked(true);
+  EXPECT_TRUE(w.editor()->yaml().contains("tp_comm_overlap: true")) << w.editor()->yaml().toStdString();
+  EXPECT_TRUE(w.editor()->yaml().contains("# full recomputation"));   // the file's comments stay
+  ASSERT_FALSE(w.editor()->diagnostics().has_errors());
+  EXPECT_TRUE(w.editor()->scenario()->model.tp_comm_overlap);
+  const double with = step_time();
+  EXPECT_GT(without, 0);
+  EXPECT_LT(with, without);
+  // Without sequence parallelism the switch is refused under its field.
+  w.editor()->findChild<QCheckBox*>("model.sequence_parallel")->setChecked(false);
+  EXPECT_TRUE(w.editor()->diagnostics().has_errors());
+  EXPECT_TRUE(w.editor()->field_message("model.tp_comm_overlap").contains("sequence-parallel"))
+      << w.editor()->field_message("model.tp_comm_overlap").toStdString();
+}
+
+// Every whole-job switch of the schema that the engine models has its field in the form, showing the
+// scenario's value.
+TEST(ScenarioEditor, FormShowsTheWholeJobSwitches) {
+  ScenarioEditor ed;
+  QString y = example_yaml();
+  y.replace("model:\n", "model:\n  elementwise_ops: unfused\n  vocab_size: 32000\n");
+  ed.set_yaml(y, "example.yaml");
+  ASSERT_FALSE(ed.diagnostics().has_errors());
+  for (const char* b : {"model.tp_comm_overlap", "model.fp8_dot_product_attention",
+                        "model.untie_embeddings_and_output_weights", "dist.use_decentralized_pg"})
+    EXPECT_NE(ed.findChild<QCheckBox*>(b), nullptr) << b;
+  ASSERT_NE(ed.findChild<QComboBox*>("model.elementwise_ops"), nullptr);
+  EXPECT_EQ(ed.findChild<QComboBox*>("model.elementwise_ops")->currentText(), "unfused");
+  EXPECT_EQ(ed.findChild<QSpinBox*>("model.vocab_size")->value(), 32000);
+  EXPECT_EQ(ed.findChild<QSpinBox*>("model.kv_channels")->value(), ed.scenario()->head_dim());
+  EXPECT_GT(ed.findChild<QSpinBox*>("model.kv_channels")->value(), 0);
 }
 
 // Run ▸ Sweep in this process: the window stays responsive, the points arrive as rows, Cancel stops.
