@@ -25,7 +25,7 @@
 #include "engine/app/step_trace.h"
 #include "engine/layout/rank_layout.h"
 #include "gui/app/scenario_editor.h"
-#include "gui/models/csv_table.h"
+#include "gui/charts/csv_table.h"
 #include "gui/models/rank_table_model.h"
 #include "gui/models/prediction.h"
 #include "gui/models/summary_model.h"

@@ -8,8 +8,8 @@
 #include <algorithm>
 #include <map>
 
-#include "gui/models/colors.h"
-#include "gui/models/sweep_chart_builder.h"
+#include "gui/charts/colors.h"
+#include "gui/charts/sweep_chart_builder.h"
 
 namespace hcpsim::gui {
 

@@ -4,7 +4,7 @@
 #include <QChartView>
 
 #include "engine/planning/sweep_chart.h"
-#include "gui/models/csv_table.h"
+#include "gui/charts/csv_table.h"
 #include "gui/models/timeline_trace.h"
 
 namespace hcpsim::gui {

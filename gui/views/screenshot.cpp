@@ -5,7 +5,7 @@
 
 #include "gui/models/cp_sweep.h"
 #include "gui/models/prediction.h"
-#include "gui/models/csv_table.h"
+#include "gui/charts/csv_table.h"
 #include "gui/models/timeline_trace.h"
 #include "gui/views/chart_view.h"
 #include "gui/views/export.h"

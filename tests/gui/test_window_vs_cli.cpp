@@ -15,7 +15,7 @@
 #include "engine/trace/trace.h"
 #include "gui/app/main_window.h"
 #include "gui/app/scenario_editor.h"
-#include "gui/models/csv_table.h"
+#include "gui/charts/csv_table.h"
 #include "gui/models/summary_model.h"
 #include "gui/models/sweep_table_model.h"
 #include "gui/views/step_timeline_panel.h"
