@@ -107,10 +107,8 @@ TEST(ScenarioEditor, TpCommOverlapEditsTheYamlAndThePrediction) {
 // Every whole-job switch of the schema that the engine models has its field in the form, showing the
 // scenario's value.
 TEST(ScenarioEditor, FormShowsTheWholeJobSwitches) {
-  ScenarioEditor ed;
-  QString y = example_yaml();
-  y.replace("model:\n", "model:\n  elementwise_ops: unfused\n  vocab_size: 32000\n");
-  ed.set_yaml(y, "example.yaml");
+  ScenarioEditor ed;   // two switches set in the file, the others at their defaults
+  ed.set_yaml(example_yaml().replace("model:\n", "model:\n  elementwise_ops: unfused\n  vocab_size: 32000\n"), "example.yaml");
   ASSERT_FALSE(ed.diagnostics().has_errors());
   for (const char* b : {"model.tp_comm_overlap", "model.fp8_dot_product_attention",
                         "model.untie_embeddings_and_output_weights", "dist.use_decentralized_pg"})
