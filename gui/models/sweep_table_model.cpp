@@ -59,6 +59,24 @@ QVariant SweepTableModel::headerData(int section, Qt::Orientation o, int role) c
   return header_[section];
 }
 
+std::vector<std::string> split_axes(const QString& line) {
+  std::vector<std::string> axes;
+  QString cur;
+  int depth = 0;
+  for (const QChar c : line) {
+    if (c == '[') ++depth;
+    if (c == ']' && depth > 0) --depth;
+    if (c.isSpace() && depth == 0) {
+      if (!cur.isEmpty()) axes.push_back(cur.toStdString());
+      cur.clear();
+    } else if (!c.isSpace()) {
+      cur += c;
+    }
+  }
+  if (!cur.isEmpty()) axes.push_back(cur.toStdString());
+  return axes;
+}
+
 planning::ChartData sweep_chart_data(const app::SweepRun& run) {
   const std::string stem = std::filesystem::path(run.spec.base_path).stem().string();
   const std::string first = run.columns.empty() ? std::string() : run.columns.front();

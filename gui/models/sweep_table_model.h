@@ -31,6 +31,10 @@ class SweepTableModel : public QAbstractTableModel {
   QStringList header_;
 };
 
+// The axes typed on one line, as `--vary` arguments: split at spaces outside [...], so
+// "model.context_parallel_size=2,4 model.hierarchical_context_parallel_sizes=[2, 4],[4, 2]" gives two.
+std::vector<std::string> split_axes(const QString& line);
+
 // The sweep's metric (spec.metric) against its first axis, one series per value of the other axes;
 // only valid points with the metric are drawn (planning::make_chart). Throws std::invalid_argument
 // when the run has no axis.

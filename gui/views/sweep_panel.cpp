@@ -84,9 +84,7 @@ bool SweepPanel::start() {
   if (job_->running()) return false;
   planning::SweepSpec spec;
   try {
-    std::vector<std::string> vary;
-    for (const QString& a : vary_->text().split(' ', Qt::SkipEmptyParts)) vary.push_back(a.toStdString());
-    spec = app::sweep_spec(file_->text().trimmed().toStdString(), vary);
+    spec = app::sweep_spec(file_->text().trimmed().toStdString(), split_axes(vary_->text()));
   } catch (const std::exception& e) {
     status_->setText(QString::fromUtf8(e.what()));
     return false;

@@ -26,7 +26,7 @@ class SweepPanel : public QWidget {
   ~SweepPanel() override;
   // A sweep file (its axes), or a scenario (the axes come from the vary line).
   void set_file(const QString& path);
-  // Axes to add, separated by spaces: "model.context_parallel_size=2,4,8 model.cp_comm_type=p2p,a2a".
+  // Axes to add, separated by spaces (split_axes): "model.context_parallel_size=2,4,8 model.cp_comm_type=p2p,a2a".
   void set_vary(const QString& line);
   // Starts the sweep in the background; false (and the reason in the status line) when one runs or
   // the file or the axes are bad.

@@ -98,6 +98,17 @@ TEST(SweepModel, CancelStopsBeforeTheNextPoint) {
   EXPECT_EQ(evaluated, 2u);
 }
 
+TEST(SweepModel, AxesSplitAtSpacesOutsideBrackets) {
+  EXPECT_EQ(split_axes("  model.context_parallel_size=2,4   model.hierarchical_context_parallel_sizes=[2, 4],[4, 2] "),
+            (std::vector<std::string>{"model.context_parallel_size=2,4",
+                                      "model.hierarchical_context_parallel_sizes=[2,4],[4,2]"}));
+  EXPECT_TRUE(split_axes("   ").empty());
+  const planning::SweepSpec spec =
+      app::sweep_spec(kScenario, split_axes("model.hierarchical_context_parallel_sizes=[2, 4],[4, 2]"));
+  ASSERT_EQ(spec.groups.size(), 1u);
+  EXPECT_EQ(spec.groups[0].values.size(), 2u);
+}
+
 TEST(SweepModel, BadInputNamesTheProblem) {
   auto message = [](auto&& f) {
     try {
