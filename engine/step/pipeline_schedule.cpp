@@ -52,6 +52,9 @@ PipelineTimes simulate_pipeline(const PipelineInputs& in) {
     return true;
   };
   if (!shape_ok(in.forward_s) || !shape_ok(in.backward_s)) fail("time tables must be [stages][chunks]");
+  bool buckets_ok = in.grad_buckets.empty() || static_cast<int>(in.grad_buckets.size()) == p;
+  for (const auto& row : in.grad_buckets) buckets_ok = buckets_ok && static_cast<int>(row.size()) == v;
+  if (!buckets_ok) fail("grad_buckets must be empty or [stages][chunks]");
 
   constexpr double kUnset = -1.0;
   // end time of (forward?, micro-batch, chunk, stage)
@@ -129,7 +132,8 @@ PipelineTimes simulate_pipeline(const PipelineInputs& in) {
         const auto ci = static_cast<std::size_t>(op.chunk);
         std::erase_if(comm[si], [&](const Busy& b) { return b.end_s <= start; });
         const bool buckets = !op.forward && op.micro_batch == m - 1 && in.grad_bucket_s > 0;
-        const int pieces = buckets ? std::max(1, in.grad_buckets_per_chunk) : 1;
+        const int per_chunk = in.grad_buckets.empty() ? in.grad_buckets_per_chunk : in.grad_buckets[si][ci];
+        const int pieces = buckets ? std::max(1, per_chunk) : 1;
         const double work = (op.forward ? in.forward_s[si][ci] : in.backward_s[si][ci]) / pieces;
         double t = start;
         for (int k = 0; k < pieces; ++k) {

@@ -31,7 +31,8 @@ struct StepWork {
   std::vector<Kernel> layer_elementwise_forward;
   std::vector<Kernel> layer_elementwise_backward;
   double p2p_bytes = 0;                     // activations (or their gradients) one GPU sends per boundary
-  double params = 0;                        // parameters one GPU of the first (busiest) stage holds
+  double params = 0;                        // parameters one GPU of the busiest stage holds (estimate_memory's stage)
+  int params_layers = 1;                    // transformer layers of that stage
   int dp_group_size = 1;                    // DP x CP ranks holding the same weights
   // Per GPU of the DP x CP group: the reduce-scatter's output shard (fp32 gradients) with the
   // distributed optimizer, else the all-reduced buffer; the all-gather's input shard (bf16
