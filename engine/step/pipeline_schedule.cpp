@@ -1,6 +1,8 @@
 #include "engine/step/pipeline_schedule.h"
 
 #include <algorithm>
+#include <functional>
+#include <queue>
 #include <stdexcept>
 #include <string>
 
@@ -109,22 +111,27 @@ PipelineTimes simulate_pipeline(const PipelineInputs& in) {
   std::size_t done = 0, total = 0;
   for (const auto& o : order) total += o.size();
   // Chronological replay: the stage whose next step can start first runs it (so that transfers
-  // book the links they share in the order they happen).
+  // book the links they share in the order they happen); equal starts go to the lower stage. The
+  // stages whose next step has its input wait in a queue by start: a start is final once the input
+  // has arrived (free_at changes only when the stage itself runs), and a step's output can only make
+  // the next step of its own stage or of a neighbour ready.
+  using Entry = std::pair<double, int>;
+  std::priority_queue<Entry, std::vector<Entry>, std::greater<>> queue;
+  std::vector<char> queued(static_cast<std::size_t>(p), 0);
+  auto offer = [&](int q) {
+    const auto qi = static_cast<std::size_t>(q);
+    if (queued[qi] || next[qi] >= order[qi].size()) return;
+    const double r = ready(order[qi][next[qi]], q);
+    if (r < 0) return;
+    queue.emplace(std::max(free_at[qi], r), q);
+    queued[qi] = 1;
+  };
+  for (int q = 0; q < p; ++q) offer(q);
   while (done < total) {
-    int s = -1;
-    double start = 0;
-    for (int q = 0; q < p; ++q) {
-      const auto qi = static_cast<std::size_t>(q);
-      if (next[qi] >= order[qi].size()) continue;
-      const double r = ready(order[qi][next[qi]], q);
-      if (r < 0) continue;
-      const double st = std::max(free_at[qi], r);
-      if (s < 0 || st < start) {
-        s = q;
-        start = st;
-      }
-    }
-    if (s < 0) fail("the schedule deadlocked (internal error)");
+    if (queue.empty()) fail("the schedule deadlocked (internal error)");
+    const auto [start, s] = queue.top();
+    queue.pop();
+    queued[static_cast<std::size_t>(s)] = 0;
     {
       const auto si = static_cast<std::size_t>(s);
       {
@@ -165,6 +172,9 @@ PipelineTimes simulate_pipeline(const PipelineInputs& in) {
         ++done;
       }
     }
+    offer(s);
+    offer((s + 1) % p);
+    offer((s + p - 1) % p);
   }
   double busiest = 0;
   for (int s = 0; s < p; ++s) {

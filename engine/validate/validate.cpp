@@ -277,7 +277,7 @@ Diagnostics validate(const Scenario& s) {
   return d;
 }
 
-Diagnostics validate_without_placement(const Scenario& s) {
+Diagnostics validate_without_placement(const Scenario& s, FoldMemo* memo) {
   Diagnostics ranges = check_field_ranges(s);
   if (ranges.has_errors()) return ranges;   // the rules below assume every field is in its range
   Checker c(s);
@@ -288,7 +288,7 @@ Diagnostics validate_without_placement(const Scenario& s) {
   Diagnostics d = c.take();
   d.append(validate_hyperparallel(s));
   d.append(validate_knobs(s));
-  if (!d.has_errors()) d.append(check_feasibility(s));
+  if (!d.has_errors()) d.append(check_feasibility(s, memo));
   return d;
 }
 
