@@ -14,10 +14,11 @@
 #include "engine/accuracy/accuracy_chart.h"
 #include "engine/accuracy/accuracy_writers.h"
 #include "engine/accuracy/backtest.h"
+#include "engine/accuracy/backtest_bands.h"
 #include "engine/accuracy/case_class.h"
 #include "engine/accuracy/case_loader.h"
 #include "engine/accuracy/case_prediction.h"
-#include "engine/accuracy/error_band.h"
+#include "engine/error_band/error_band.h"
 #include "engine/app/engine_backends.h"
 #include "engine/app/help_footer.h"
 #include "engine/backend/backend.h"
@@ -187,7 +188,7 @@ void add_accuracy_command(CLI::App& app, CliContext& ctx) {
       ->delimiter(',')
       ->check(CLI::IsMember({"kernel", "collective", "attention", "layer", "prefill", "whole_step"}));
   cmd->add_flag("--error-band-table", args->error_band_table,
-                "print engine/accuracy/error_band_table.cpp (the error band of every case class) instead of the report");
+                "print engine/error_band/error_band_table.cpp (the error band of every case class) instead of the report");
   cmd->add_option("--plot", args->plot,
                   "also draw predicted vs measured, log-log, fit and holdout series (.png or .svg; needs the GUI build)");
   cmd->footer(app::format_help_footer(

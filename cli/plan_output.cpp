@@ -7,8 +7,8 @@
 #include <iostream>
 #include <nlohmann/json.hpp>
 
-#include "engine/accuracy/error_band.h"
-#include "engine/accuracy/error_band_json.h"
+#include "engine/error_band/error_band.h"
+#include "engine/error_band/error_band_json.h"
 #include "engine/planning/memory_fit.h"
 #include "engine/planning/min_gpus.h"
 #include "engine/planning/plan_emit.h"
@@ -34,7 +34,7 @@ std::string joined(const std::vector<std::string>& v, const char* sep) {
 }
 
 // " (band A .. B)": the range of tokens/s per GPU that the error band of the candidate's class gives
-// (engine/accuracy/error_band.h); "" without a band.
+// (engine/error_band/error_band.h); "" without a band.
 std::string band_text(const Scenario& s, double tokens_per_s_per_gpu) {
   const auto b = accuracy::error_band_for(s);
   if (!b) return "";

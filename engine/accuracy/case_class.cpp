@@ -16,8 +16,6 @@ std::string level_of_metric(const std::string& m) {
   throw std::logic_error("level_of_metric: unknown metric " + m);
 }
 
-std::string precision_of(const Scenario& s) { return s.fp8_enabled() ? "fp8" : "bf16"; }
-
 std::string case_class_of(const AccuracyCase& c, const PredictOptions& options) {
   const std::string level = level_of_metric(c.metric);
   switch (c.kind) {
@@ -27,7 +25,5 @@ std::string case_class_of(const AccuracyCase& c, const PredictOptions& options) 
   }
   return level;
 }
-
-std::string level_of_class(const std::string& case_class) { return case_class.substr(0, case_class.find('/')); }
 
 }  // namespace hcpsim::accuracy

@@ -10,7 +10,7 @@
 #include <utility>
 
 #include "engine/cost/efficiency_sources.h"
-#include "engine/accuracy/error_band.h"
+#include "engine/error_band/error_band.h"
 #include "engine/app/trace_during_run.h"
 #include "engine/fold/fold_plan.h"
 #include "engine/fold/fold_report.h"

@@ -5,7 +5,7 @@
 #include <algorithm>
 #include <cmath>
 
-#include "engine/schedule/layer_ops.h"
+#include "engine/cost/layer_gemms.h"
 
 namespace hcpsim {
 namespace {

@@ -8,7 +8,7 @@
 #include <stdexcept>
 #include <thread>
 
-#include "engine/accuracy/error_band.h"
+#include "engine/error_band/error_band.h"
 #include "engine/planning/plan_check.h"
 #include "engine/planning/sweep_runner.h"
 

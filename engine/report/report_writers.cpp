@@ -4,7 +4,7 @@
 #include <map>
 #include <sstream>
 
-#include "engine/accuracy/error_band_json.h"
+#include "engine/error_band/error_band_json.h"
 #include "engine/report/report.h"
 #include "engine/report/report_guard.h"
 
@@ -29,7 +29,7 @@ void row(std::ostringstream& os, const std::string& name, const std::string& val
 // A layer's slowest rank, or null when its pass was not simulated (-1).
 nlohmann::json rank_or_null(int rank) { return rank < 0 ? nlohmann::json(nullptr) : nlohmann::json(rank); }
 
-// The step's error band (engine/accuracy/error_band.h): the class, and the ranges of the step time
+// The step's error band (engine/error_band/error_band.h): the class, and the ranges of the step time
 // and of tokens/s per GPU that the backtest's holdout errors of that class give.
 void error_band_rows(std::ostringstream& os, const StepReport& st) {
   const std::string cls = st.mode == "prefill" ? "prefill" : "whole-step";

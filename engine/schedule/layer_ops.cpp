@@ -19,32 +19,10 @@
 #include <stdexcept>
 #include <string>
 
+#include "engine/cost/layer_gemms.h"
+
 namespace hcpsim {
 namespace {
-
-struct LayerDims {
-  double tokens = 0;      // b * s per rank
-  double hidden = 0;      // h
-  double q_cols = 0;      // query heads * head dim (whole model)
-  double kv_cols = 0;     // KV heads * head dim (whole model)
-  double ffn = 0;         // ffn_hidden_size
-  double tp = 1;
-  double e = 2;           // bytes per element
-};
-
-LayerDims dims_of(const Scenario& s) {
-  LayerDims d;
-  const int cp = std::max(1, s.cp());
-  d.tokens = static_cast<double>(s.train.micro_batch_size) * static_cast<double>(s.model.seq_length) / cp;
-  d.hidden = s.model.hidden_size;
-  const int g = s.model.num_query_groups > 0 ? s.model.num_query_groups : s.model.num_attention_heads;
-  d.q_cols = static_cast<double>(s.model.num_attention_heads) * s.head_dim();
-  d.kv_cols = static_cast<double>(g) * s.head_dim();
-  d.ffn = s.model.ffn_hidden_size;
-  d.tp = std::max(1, s.tp());
-  d.e = bytes_per_element(s.model.params_dtype);
-  return d;
-}
 
 void check(const Scenario& s, const std::vector<TaskId>& frontier, const RankLayout& layout) {
   if (s.model.ffn_hidden_size <= 0)
@@ -55,24 +33,18 @@ void check(const Scenario& s, const std::vector<TaskId>& frontier, const RankLay
                                 " entries, world size is " + std::to_string(layout.world_size()));
 }
 
-// One GEMM of [m x k] by [k x n] per rank: FLOPs and HBM bytes (inputs + output).
-struct Gemm {
-  const char* label;
-  double m, k, n;
-};
-
 class LayerBuilder {
  public:
   LayerBuilder(TaskGraph& g, const Scenario& s, const RankLayout& layout, int layer, Pass pass,
                const std::vector<TaskId>& frontier, const std::vector<std::vector<TaskId>>& waits)
-      : g_(g), layout_(layout), layer_(layer), pass_(pass), sp_(s.model.sequence_parallel), d_(dims_of(s)),
+      : g_(g), layout_(layout), layer_(layer), pass_(pass), sp_(s.model.sequence_parallel), d_(layer_dims_of(s)),
         frontier_(frontier), waits_(waits) {
     check(s, frontier, layout);
     overlap_ = sp_ && d_.tp > 1 && s.model.tp_comm_overlap;
     waits_.resize(frontier_.size());
   }
 
-  void gemm(const Gemm& x) {
+  void gemm(const LayerGemm& x) {
     for (int r = 0; r < layout_.world_size(); ++r) {
       Task t;
       t.rank = r;
@@ -132,17 +104,17 @@ class LayerBuilder {
   // The sequence-parallel all-gather `label` and the GEMMs `gs` that read it. With
   // tp_comm_overlap (TE userbuffers' ring exchange), the first GEMM is split into tp chunks by
   // tokens: the first tp - 1 chunks run while the shards arrive, the last one when all have arrived.
-  void gather_then(const char* label, std::initializer_list<Gemm> gs) {
+  void gather_then(const char* label, std::initializer_list<LayerGemm> gs) {
     if (!overlap_) {
       gather(label);
-      for (const Gemm& x : gs) gemm(x);
+      for (const LayerGemm& x : gs) gemm(x);
       return;
     }
     const std::vector<TaskId> start = frontier_;
     gather(label);
     const std::vector<TaskId> gathered = frontier_;
     frontier_ = start;
-    const Gemm& first = *gs.begin();
+    const LayerGemm& first = *gs.begin();
     gemm(chunk(first, d_.tp - 1));
     join(gathered);
     gemm(chunk(first, 1));
@@ -151,13 +123,13 @@ class LayerBuilder {
   // The GEMMs `gs` and the reduction of their output (reduce()). With tp_comm_overlap, the first
   // GEMM's first chunk, then its other chunks (and the rest of `gs`) while the reduce-scatter of
   // the finished chunks runs, then the reduce-scatter of the last chunk.
-  void then_reduce(std::initializer_list<Gemm> gs, const char* ar_label, const char* rs_label) {
+  void then_reduce(std::initializer_list<LayerGemm> gs, const char* ar_label, const char* rs_label) {
     if (!overlap_) {
-      for (const Gemm& x : gs) gemm(x);
+      for (const LayerGemm& x : gs) gemm(x);
       reduce(ar_label, rs_label);
       return;
     }
-    const Gemm& first = *gs.begin();
+    const LayerGemm& first = *gs.begin();
     gemm(chunk(first, 1));
     const std::vector<TaskId> start = frontier_;
     gemm(chunk(first, d_.tp - 1));
@@ -188,7 +160,7 @@ class LayerBuilder {
   }
 
   // `chunks` of the tp token chunks of GEMM `x` (same label: the shape term sees the whole GEMM).
-  Gemm chunk(const Gemm& x, double chunks) const { return {x.label, x.m * chunks / d_.tp, x.k, x.n}; }
+  LayerGemm chunk(const LayerGemm& x, double chunks) const { return {x.label, x.m * chunks / d_.tp, x.k, x.n}; }
   // The next op of each rank also waits for `tasks[rank]`.
   void join(const std::vector<TaskId>& tasks) {
     for (std::size_t i = 0; i < tasks.size(); ++i)
@@ -206,28 +178,17 @@ class LayerBuilder {
   std::vector<std::vector<TaskId>> waits_;
 };
 
-// Forward GEMM shapes per rank (m tokens x k in x n out).
-Gemm qkv(const LayerDims& d) { return {"qkv_proj", d.tokens, d.hidden, (d.q_cols + 2 * d.kv_cols) / d.tp}; }
-Gemm out_proj(const LayerDims& d) { return {"out_proj", d.tokens, d.q_cols / d.tp, d.hidden}; }
-Gemm fc1(const LayerDims& d) { return {"fc1", d.tokens, d.hidden, 2 * d.ffn / d.tp}; }
-Gemm fc2(const LayerDims& d) { return {"fc2", d.tokens, d.ffn / d.tp, d.hidden}; }
-
-// dgrad and wgrad of a forward GEMM: the same FLOPs each, different operand shapes.
-Gemm dgrad_of(const Gemm& f, const char* label) { return {label, f.m, f.n, f.k}; }
-Gemm wgrad_of(const Gemm& f, const char* label) { return {label, f.k, f.m, f.n}; }
-
-
 // The ops of one pass that run before its attention, in execution order.
 void add_before_attention(LayerBuilder& b) {
   const LayerDims& d = b.dims();
   if (b.pass() == Pass::Forward) {
-    b.gather_then("tp_all_gather_qkv_in", {qkv(d)});
+    b.gather_then("tp_all_gather_qkv_in", {qkv_gemm(d)});
   } else {
-    b.gather_then("tp_all_gather_mlp_grad", {dgrad_of(fc2(d), "fc2_dgrad"), wgrad_of(fc2(d), "fc2_wgrad")});
-    b.then_reduce({dgrad_of(fc1(d), "fc1_dgrad"), wgrad_of(fc1(d), "fc1_wgrad")}, "tp_all_reduce_mlp_grad",
+    b.gather_then("tp_all_gather_mlp_grad", {dgrad_of(fc2_gemm(d), "fc2_dgrad"), wgrad_of(fc2_gemm(d), "fc2_wgrad")});
+    b.then_reduce({dgrad_of(fc1_gemm(d), "fc1_dgrad"), wgrad_of(fc1_gemm(d), "fc1_wgrad")}, "tp_all_reduce_mlp_grad",
                   "tp_reduce_scatter_mlp_grad");
     b.gather_then("tp_all_gather_attn_grad",
-                  {dgrad_of(out_proj(d), "out_proj_dgrad"), wgrad_of(out_proj(d), "out_proj_wgrad")});
+                  {dgrad_of(out_proj_gemm(d), "out_proj_dgrad"), wgrad_of(out_proj_gemm(d), "out_proj_wgrad")});
   }
 }
 
@@ -235,33 +196,16 @@ void add_before_attention(LayerBuilder& b) {
 void add_after_attention(LayerBuilder& b) {
   const LayerDims& d = b.dims();
   if (b.pass() == Pass::Forward) {
-    b.then_reduce({out_proj(d)}, "tp_all_reduce_attn_out", "tp_reduce_scatter_attn_out");
-    b.gather_then("tp_all_gather_mlp_in", {fc1(d)});
-    b.then_reduce({fc2(d)}, "tp_all_reduce_mlp_out", "tp_reduce_scatter_mlp_out");
+    b.then_reduce({out_proj_gemm(d)}, "tp_all_reduce_attn_out", "tp_reduce_scatter_attn_out");
+    b.gather_then("tp_all_gather_mlp_in", {fc1_gemm(d)});
+    b.then_reduce({fc2_gemm(d)}, "tp_all_reduce_mlp_out", "tp_reduce_scatter_mlp_out");
   } else {
-    b.then_reduce({dgrad_of(qkv(d), "qkv_proj_dgrad"), wgrad_of(qkv(d), "qkv_proj_wgrad")},
+    b.then_reduce({dgrad_of(qkv_gemm(d), "qkv_proj_dgrad"), wgrad_of(qkv_gemm(d), "qkv_proj_wgrad")},
                   "tp_all_reduce_qkv_grad", "tp_reduce_scatter_qkv_grad");
   }
 }
 
 }  // namespace
-
-std::optional<GemmShape> layer_gemm_shape(const Scenario& s, std::string_view label) {
-  const LayerDims d = dims_of(s);
-  struct Named {
-    Gemm forward;
-    const char* dgrad;
-    const char* wgrad;
-  };
-  const Named all[] = {{qkv(d), "qkv_proj_dgrad", "qkv_proj_wgrad"},
-                       {out_proj(d), "out_proj_dgrad", "out_proj_wgrad"},
-                       {fc1(d), "fc1_dgrad", "fc1_wgrad"},
-                       {fc2(d), "fc2_dgrad", "fc2_wgrad"}};
-  for (const Named& x : all)
-    for (const Gemm& g : {x.forward, dgrad_of(x.forward, x.dgrad), wgrad_of(x.forward, x.wgrad)})
-      if (label == g.label) return GemmShape{g.m, g.n, g.k};
-  return std::nullopt;
-}
 
 std::vector<TaskId> add_layer_ops(TaskGraph& g, const Scenario& s, const RankLayout& layout, int layer, Pass pass,
                                   LayerPart part, const std::vector<TaskId>& frontier,

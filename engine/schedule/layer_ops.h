@@ -3,11 +3,8 @@
 // by the "prediction" area in layer_ops.cpp. build_task_graph calls add_layer_ops when
 // GraphOptions::whole_layer is set, once before the attention of a layer/pass and once after it, in
 // that pass's execution order.
-#include <optional>
-#include <string_view>
 #include <vector>
 
-#include "engine/cost/gemm_efficiency.h"
 #include "engine/graph/task_graph.h"
 #include "engine/layout/rank_layout.h"
 #include "engine/scenario/scenario.h"
@@ -26,9 +23,5 @@ enum class LayerPart { BeforeAttention, AfterAttention };
 std::vector<TaskId> add_layer_ops(TaskGraph&, const Scenario&, const RankLayout&, int layer, Pass, LayerPart,
                                   const std::vector<TaskId>& frontier,
                                   const std::vector<std::vector<TaskId>>& waits = {});
-
-// Per-rank shape (output m x n, depth k) of the layer GEMM add_layer_ops labels `label` in `s`
-// ("qkv_proj", "fc1_dgrad", "out_proj_wgrad", ...); nullopt for any other label.
-std::optional<GemmShape> layer_gemm_shape(const Scenario& s, std::string_view label);
 
 }  // namespace hcpsim

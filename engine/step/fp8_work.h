@@ -4,14 +4,29 @@
 #include "engine/scenario/scenario.h"
 #include "engine/step/step_work.h"
 
+#include <string>
+
 namespace hcpsim::step {
 
+// Bytes moved per element of a tensor quantized to FP8 (table in fp8_work.cpp): `from_norm` for the
+// inputs of QKV and FC1 (whose norm already wrote them), `cast` for every other input, each output
+// gradient and each weight.
+struct Fp8QuantizeBytes {
+  double from_norm = 0;
+  double cast = 0;
+};
+Fp8QuantizeBytes fp8_quantize_bytes(const std::string& recipe, double bytes_per_element, bool transposed_copy);
+
+// Whether the GPU's FP8 GEMMs read a transposed FP8 copy for the non-TN layouts (Hopper: yes;
+// Blackwell b200 / gb200: no).
+bool fp8_gemm_needs_transposed_copy(const std::string& gpu);
+
 // With model.fp8 on a GPU with an FP8 peak and the `fp8_work` term on, appends to `w`:
-//  - per layer forward, the casts of the four projections' inputs to FP8 with the transposed copy
-//    their weight-gradient GEMM reads (layer_elementwise_forward, after the elementwise kernels);
-//  - per layer backward, the casts of the four output gradients with their transposes
-//    (layer_elementwise_backward);
-//  - per step, the cast of the rank's layer weights to FP8 with their transposes (fp8_weight_bytes).
+//  - per layer forward, the quantization of the four projections' inputs (with the copies the
+//    weight-gradient GEMM reads), by recipe and GPU (layer_elementwise_forward, after the elementwise
+//    kernels);
+//  - per layer backward, the quantization of the four output gradients (layer_elementwise_backward);
+//  - per step, the quantization of the rank's layer weights (fp8_weight_bytes).
 // Does nothing otherwise, or without model.ffn_hidden_size.
 void add_fp8_work(const Scenario& s, StepWork& w);
 

@@ -5,7 +5,7 @@
 #include <optional>
 #include <string>
 
-#include "engine/accuracy/error_band.h"
+#include "engine/error_band/error_band.h"
 
 namespace hcpsim {
 
@@ -47,7 +47,7 @@ struct StepReport {
   int dp_group_size = 0;               // DP x CP ranks the gradients are reduced over
 
   // How far measured runs of this class fell from their predictions in the backtest's holdout
-  // cases (engine/accuracy/error_band.h); nullopt when the class has too few holdout cases.
+  // cases (engine/error_band/error_band.h); nullopt when the class has too few holdout cases.
   std::optional<accuracy::ErrorBand> error_band;
 };
 

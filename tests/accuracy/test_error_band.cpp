@@ -8,9 +8,10 @@
 
 #include "engine/accuracy/accuracy_report.h"
 #include "engine/accuracy/backtest.h"
+#include "engine/accuracy/backtest_bands.h"
 #include "engine/accuracy/case_class.h"
 #include "engine/accuracy/case_loader.h"
-#include "engine/accuracy/error_band.h"
+#include "engine/error_band/error_band.h"
 #include "engine/app/engine_backends.h"
 #include "engine/app/simulate.h"
 #include "engine/backend/backend.h"
@@ -141,7 +142,7 @@ TEST(ErrorBand, CommittedTableMatchesTheBacktest) {
   const std::vector<ErrorBand>& table = error_band_table();
   const std::string regen =
       "the committed error band table is stale; regenerate it with\n"
-      "  build/cli/hcpsim accuracy validation/published --error-band-table > engine/accuracy/error_band_table.cpp\n"
+      "  build/cli/hcpsim accuracy validation/published --error-band-table > engine/error_band/error_band_table.cpp\n"
       "and rebuild (then the goldens: cmake --build build --target regen-golden)";
   ASSERT_EQ(table.size(), fresh.size()) << regen;
   for (std::size_t i = 0; i < fresh.size(); ++i) {

@@ -60,6 +60,38 @@ TEST(Fp8Work, CastBytesFollowTheProjectionsShapes) {
   EXPECT_EQ(std::string(w.step_end.back().label), "fp8_weight_cast");
 }
 
+// The recipe sets the bytes of each quantization (table in engine/step/fp8_work.cpp): current
+// scaling reads each tensor once more for its amax and cannot fuse the cast into the norm; MXFP8
+// writes row- and column-wise copies with one E8M0 scale per 32 elements; Blackwell reads no
+// transposed copies for per-tensor recipes.
+TEST(Fp8Work, RecipeAndGpuSetTheQuantizationBytes) {
+  const double m = 8192, h = 4096, qkv = (4096 + 2 * 1024) / 2.0, f = 14336 / 2.0, q = 4096 / 2.0, e = 2;
+  const double norm_inputs = 2 * m * h, other_inputs = m * q + m * f, grads = m * (qkv + h + 2 * f + h);
+  auto with = [](const std::string& recipe, const std::string& gpu) {
+    Scenario s = llama8b("hybrid");
+    s.model.fp8_recipe = recipe;
+    s.cluster.gpu.name = gpu;
+    return step_work(s);
+  };
+  const StepWork cs = with("tensorwise", "h100-sxm");
+  EXPECT_DOUBLE_EQ(bytes_of(cs.layer_elementwise_forward, "fp8_"), (e + 2) * norm_inputs + (2 * e + 2) * other_inputs);
+  EXPECT_DOUBLE_EQ(bytes_of(cs.layer_elementwise_backward, "fp8_"), (2 * e + 2) * grads);
+  const StepWork delayed_b200 = with("delayed", "b200");
+  EXPECT_DOUBLE_EQ(bytes_of(delayed_b200.layer_elementwise_forward, "fp8_"), (e + 1) * other_inputs);
+  EXPECT_DOUBLE_EQ(bytes_of(delayed_b200.layer_elementwise_backward, "fp8_"), (e + 1) * grads);
+  const StepWork mx = with("mxfp8", "b200");
+  EXPECT_DOUBLE_EQ(bytes_of(mx.layer_elementwise_forward, "fp8_"), (e + 2 + 1.0 / 16) * (norm_inputs + other_inputs));
+  EXPECT_DOUBLE_EQ(bytes_of(mx.layer_elementwise_backward, "fp8_"), (e + 2 + 1.0 / 16) * grads);
+  EXPECT_GT(cs.fp8_weight_bytes, with("delayed", "h100-sxm").fp8_weight_bytes);
+  LayerTimes lt;
+  lt.whole_layer = true;
+  lt.layer_forward_s = 10e-3;
+  lt.layer_backward_s = 20e-3;
+  Scenario delayed = llama8b("hybrid"), current = llama8b("hybrid");
+  current.model.fp8_recipe = "tensorwise";
+  EXPECT_GT(compose_step(current, lt).elementwise_s, compose_step(delayed, lt).elementwise_s);
+}
+
 TEST(Fp8Work, TermOffAddsNothingAndTheStepIsFaster) {
   Scenario s = llama8b("hybrid");
   const StepWork on = step_work(s);

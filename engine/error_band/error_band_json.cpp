@@ -1,4 +1,4 @@
-#include "engine/accuracy/error_band_json.h"
+#include "engine/error_band/error_band_json.h"
 
 namespace hcpsim::accuracy {
 

@@ -6,7 +6,7 @@
 
 #include <optional>
 
-#include "engine/accuracy/error_band.h"
+#include "engine/error_band/error_band.h"
 
 namespace hcpsim::accuracy {
 

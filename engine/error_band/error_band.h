@@ -6,7 +6,10 @@
 //
 // The band is the observed range of the holdout errors of the class, not a confidence interval:
 // with n holdout cases, a new run may well fall outside it. It is read from a committed table
-// (error_band_table.cpp), which a test recomputes from the backtest and refuses when stale.
+// (error_band_table.cpp), which `hcpsim accuracy --error-band-table` regenerates from the backtest
+// (engine/accuracy/backtest_bands.h) and a test refuses when stale. This folder sits below the
+// step, report, planning and application folders that show the band, and below the accuracy
+// folder that computes it.
 #include <optional>
 #include <string>
 #include <vector>
@@ -16,8 +19,6 @@ struct Scenario;
 }
 
 namespace hcpsim::accuracy {
-
-struct AccuracyReport;
 
 // measured step time / predicted step time - 1 lay in [low_fraction, high_fraction] for every
 // holdout case of `case_class` (for a rate metric such as tokens/s or TFLOP/s, the time is the
@@ -40,6 +41,12 @@ struct ErrorBand {
 // precisions) is used, and with fewer there too, there is no band.
 inline constexpr int kMinBandHoldoutCases = 3;
 
+// "fp8" when the scenario's model.fp8 is set, else "bf16".
+std::string precision_of(const Scenario& s);
+
+// The level of a class name ("whole_step/fp8" -> "whole_step").
+std::string level_of_class(const std::string& case_class);
+
 // The class of what `hcpsim simulate` reports for `s`: "whole_step/<precision>" for a training step,
 // "prefill/<precision>" for a prefill; precision "fp8" when model.fp8 is set, else "bf16".
 std::string case_class_of(const Scenario& s);
@@ -54,12 +61,6 @@ std::optional<ErrorBand> band_in(const std::vector<ErrorBand>& table, const std:
 // The committed table (generated into error_band_table.cpp by `hcpsim accuracy validation/published
 // --error-band-table`), every class and level with at least one holdout case, by class name.
 const std::vector<ErrorBand>& error_band_table();
-
-// The bands of a backtest: one per class and one per level that has holdout cases, by class name.
-std::vector<ErrorBand> error_bands_of(const AccuracyReport& r);
-
-// The C++ source of error_band_table.cpp holding `bands`.
-std::string error_band_table_source(const std::vector<ErrorBand>& bands);
 
 // "-12.3 % .. +4.5 % (whole_step/fp8, 8 holdout cases)"
 std::string describe(const ErrorBand& b);
