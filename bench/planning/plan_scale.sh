@@ -4,63 +4,45 @@
 # backend) and prints wall time and peak RSS with their ratio to the targets: wall <= 20 s, peak RSS
 # <= 1 GB (1024 MB). Builds nothing; not part of ctest. Run it on the build a user gets from
 # scripts/setup.sh (RelWithDebInfo, folder build/) or on a Release build:
-#   bench/planning/plan_scale.sh [BUILD_DIR] [--threads N] [--repeat R]
-# --threads N is passed to `hcpsim plan` (default: every CPU); --repeat R keeps the fastest of R runs.
-# Exits 1 when a target is missed, 2 when it cannot run.
+#   bench/planning/plan_scale.sh [BUILD_DIR] [--threads N]
+# --threads N is passed to `hcpsim plan` (default: every CPU). Exits 1 when a target is missed, 2 when
+# it cannot run.
 set -euo pipefail
 here="$(cd "$(dirname "$0")" && pwd)"
 root="$(cd "$here/../.." && pwd)"
 build="$root/build"
 threads=()
-repeat=1
 while [[ $# -gt 0 ]]; do
   case "$1" in
     --threads) threads=(--threads "$2"); shift 2 ;;
-    --repeat) repeat="$2"; shift 2 ;;
     -h|--help) sed -n '2,9p' "$0"; exit 0 ;;
     *) build="$1"; shift ;;
   esac
 done
 me=plan_scale
+# shellcheck source=../sim/timing_lib.sh
+source "$root/bench/sim/timing_lib.sh"   # check, print_machine
 hcpsim="$build/cli/hcpsim"
 type="$(sed -n 's/^CMAKE_BUILD_TYPE:STRING=//p' "$build/CMakeCache.txt" 2>/dev/null || true)"
-if [[ ! -x "$hcpsim" || ( "$type" != "Release" && "$type" != "RelWithDebInfo" ) ]]; then
-  echo "$me: need $hcpsim from a Release or RelWithDebInfo build (found '${type:-none}'); scripts/setup.sh builds one" >&2
-  exit 2
-fi
-if [[ ! -x /usr/bin/time ]]; then
-  echo "$me: /usr/bin/time is missing (Debian package 'time')" >&2
+if [[ ! -x "$hcpsim" || ( "$type" != "Release" && "$type" != "RelWithDebInfo" ) || ! -x /usr/bin/time ]]; then
+  echo "$me: need $hcpsim from a Release or RelWithDebInfo build (found '${type:-none}') and /usr/bin/time" >&2
   exit 2
 fi
 work="$(mktemp -d)"
 trap 'rm -rf "$work"' EXIT
-failed=0
-check() {
-  local verdict
-  if awk -v v="$2" -v l="$3" 'BEGIN { exit !(v <= l) }'; then verdict="met"; else verdict="MISSED"; failed=1; fi
-  printf "  %-34s %8s %-3s (target <= %s %s: %s)\n" "$1" "$2" "$4" "$3" "$4" "$verdict"
-}
-echo "$me: $("$hcpsim" --version 2>/dev/null | head -1) ($type), $(nproc) CPUs, load average $(cut -d' ' -f1-3 /proc/loadavg)"
+print_machine
 scenario="$root/scenarios/scale/llama3-405b-class-128k-16k-gpus.yaml"
-wall="" rss_mb="" cpu=""
-for ((i = 0; i < repeat; ++i)); do
-  if ! /usr/bin/time -f "%e %U %S %M" -o "$work/time" "$hcpsim" plan "$scenario" --gpus 16384 "${threads[@]}" \
-       > "$work/plan.txt" 2> "$work/err.txt"; then
-    echo "$me: hcpsim plan failed:" >&2
-    tail -5 "$work/err.txt" >&2
-    exit 2
-  fi
-  read -r w u s m < "$work/time"
-  if [[ -z "$wall" ]] || awk -v a="$w" -v b="$wall" 'BEGIN { exit !(a < b) }'; then
-    wall="$w"
-    cpu="$(awk -v u="$u" -v s="$s" 'BEGIN { printf "%.1f", u + s }')"
-    rss_mb="$(awk -v m="$m" 'BEGIN { printf "%.0f", m / 1024 }')"
-    cp "$work/plan.txt" "$work/best.txt"
-  fi
-done
-sed -n '1,2p' "$work/best.txt"
+if ! /usr/bin/time -f "%e %U %S %M" -o "$work/time" "$hcpsim" plan "$scenario" --gpus 16384 "${threads[@]}" \
+     > "$work/plan.txt" 2> "$work/err.txt"; then
+  echo "$me: hcpsim plan failed:" >&2
+  tail -5 "$work/err.txt" >&2
+  exit 2
+fi
+read -r wall user sys rss_kb < "$work/time"
+rss_mb="$(awk -v m="$rss_kb" 'BEGIN { printf "%.0f", m / 1024 }')"
+sed -n '1,2p' "$work/plan.txt"
 check "wall time" "$wall" 20 s
 check "peak RSS" "$rss_mb" 1024 MB
-awk -v w="$wall" -v m="$rss_mb" -v c="$cpu" 'BEGIN {
-  printf "  ratio to target: wall %.2f, memory %.2f (cpu %.1f s)\n", w / 20, m / 1024, c }'
+awk -v w="$wall" -v m="$rss_mb" -v u="$user" -v s="$sys" 'BEGIN {
+  printf "  ratio to target: wall %.2f, memory %.2f (cpu %.1f s)\n", w / 20, m / 1024, u + s }'
 exit "$failed"
