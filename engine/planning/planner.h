@@ -30,6 +30,12 @@ struct PlanCandidate {
   std::string order = "tp-cp-ep-dp-pp";
   int pp = 1;
   int vpp = 1;
+  // Megatron's uneven pipeline split (model.decoder_first/last_pipeline_num_layers; 0 = unset), or the
+  // embedding / loss counted as a layer of the split; all unset: the even split.
+  int first_stage_layers = 0;
+  int last_stage_layers = 0;
+  bool embedding_in_split = false;
+  bool loss_in_split = false;
   int mbs = 1;                            // micro_batch_size
   Recompute recompute = Recompute::None;
   bool distributed_optimizer = true;

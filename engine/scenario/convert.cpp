@@ -63,6 +63,13 @@ void convert_model(const YAML::Node& m, YamlReader& r, Scenario& s) {
   // Megatron-Bridge leaves virtual_pipeline_model_parallel_size as None when not interleaving.
   if (const YAML::Node n = m["virtual_pipeline_model_parallel_size"]; n.IsDefined() && !n.IsNull())
     set_int("virtual_pipeline_model_parallel_size", mo.virtual_pipeline_model_parallel_size);
+  // Megatron's uneven pipeline split; null (Bridge's None) is unset, like an absent key.
+  for (const auto& [key, dst] : {std::pair{"decoder_first_pipeline_num_layers", &mo.decoder_first_pipeline_num_layers},
+                                 {"decoder_last_pipeline_num_layers", &mo.decoder_last_pipeline_num_layers}})
+    if (const YAML::Node n = m[key]; n.IsDefined() && !n.IsNull())
+      if (auto v = r.get_int(m, P, key, 1)) *dst = static_cast<int>(*v);
+  if (auto v = r.get_bool(m, P, "account_for_embedding_in_pipeline_split")) mo.account_for_embedding_in_pipeline_split = *v;
+  if (auto v = r.get_bool(m, P, "account_for_loss_in_pipeline_split")) mo.account_for_loss_in_pipeline_split = *v;
   if (const YAML::Node n = m["recompute_granularity"]; n.IsDefined() && !n.IsNull()) {
     if (auto v = r.get_choice(m, P, "recompute_granularity", {"selective", "full", "non_attention", "selective_op"}))
       mo.recompute_granularity = *v == "full"            ? RecomputeGranularity::Full

@@ -4,6 +4,7 @@
 
 #include "engine/core/enum_names.h"
 #include "engine/scenario/convert.h"
+#include "engine/scenario/pipeline_split.h"
 
 namespace hcpsim {
 
@@ -123,7 +124,7 @@ std::string Scenario::configuration() const {
   }
   return "seq_length " + std::to_string(model.seq_length) + ", micro_batch " + std::to_string(train.micro_batch_size) +
          ", tp " + std::to_string(tp()) + ", cp " + std::to_string(cp()) + " " + comm + hcp + ", pp " +
-         std::to_string(pp()) + ", dp " + std::to_string(dp()) + ", " + std::to_string(cluster.nodes) + " x " +
+         std::to_string(pp()) + (uneven_pipeline_split(model) && !pipeline_split_problem(model) ? " split " + pipeline_split_label(model) : "") + ", dp " + std::to_string(dp()) + ", " + std::to_string(cluster.nodes) + " x " +
          std::to_string(cluster.gpus_per_node) + " " + cluster.gpu.name + ", backend " + simulation.backend;
 }
 

@@ -133,6 +133,13 @@ struct ModelConfig {
   // and reduce-scatter split into tp chunks pipelined with the chunks of its GEMM (needs SP, tp > 1).
   bool tp_comm_overlap = false;
   int virtual_pipeline_model_parallel_size = 1;          // model chunks per pipeline rank (1 = no interleaving)
+  // Megatron's uneven pipeline split (engine/scenario/pipeline_split.h): the layers of the first and
+  // of the last pipeline stage (unset: the stages share the layers evenly), or the input embedding
+  // and the loss each counted as one layer of the split (on the first / last model chunk).
+  std::optional<int> decoder_first_pipeline_num_layers;
+  std::optional<int> decoder_last_pipeline_num_layers;
+  bool account_for_embedding_in_pipeline_split = false;
+  bool account_for_loss_in_pipeline_split = false;
   RecomputeGranularity recompute_granularity = RecomputeGranularity::None;
   RecomputeMethod recompute_method = RecomputeMethod::Uniform;   // full recompute only
   int recompute_num_layers = 1;                          // full recompute only: layers per group / block

@@ -4,6 +4,7 @@
 #include <stdexcept>
 
 #include "engine/memory/memory_model.h"
+#include "engine/scenario/pipeline_split.h"
 #include "engine/step/fp8_work.h"
 #include "engine/cost/layer_gemms.h"
 #include "engine/step/layer_elementwise.h"
@@ -94,14 +95,17 @@ StepWork step_work(const Scenario& s) {
   add_fp8_work(s, w);
   if (!prefill) add_recomputed_gemms(s, w);
   w.p2p_bytes = e * tokens * h / (s.model.sequence_parallel ? s.tp() : 1);
-  w.params = estimate_memory(s).parameters;
+  const MemoryEstimate busiest = estimate_memory(s);
+  w.params = busiest.parameters;
+  w.params_layers = std::max(1, busiest.stage_layers);
   w.dp_group_size = s.dp() * s.cp();
   const double n = w.dp_group_size;
   if (s.ddp.shard_parameters) {
     // Each layer's parameters gathered and its gradients reduced per layer (gradients in
     // grad_bytes_per_param); the rest (embedding, output layer, final norm) once per step like the
     // distributed optimizer's buckets.
-    const double layers = static_cast<double>(s.model.num_layers) / std::max(1, s.pp());
+    const double layers = uneven_pipeline_split(s.model) ? busiest.stage_layers
+                                                         : static_cast<double>(s.model.num_layers) / std::max(1, s.pp());
     const double rest = std::max(0.0, w.params - layers * layer_params(s));
     w.layer_param_gather_bytes = e * layer_params(s) / n;
     w.layer_grad_reduce_bytes = grad_bytes_per_param(s) * layer_params(s) / n;

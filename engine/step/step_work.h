@@ -35,7 +35,8 @@ struct StepWork {
   // w1, w3, w2: wk, wo and w3); the block's elementwise forward runs again too. Empty otherwise.
   std::vector<Kernel> layer_recompute_forward;
   double p2p_bytes = 0;                     // activations (or their gradients) one GPU sends per boundary
-  double params = 0;                        // parameters one GPU of the first (busiest) stage holds
+  double params = 0;                        // parameters one GPU of the busiest stage holds (estimate_memory's stage)
+  int params_layers = 1;                    // transformer layers of that stage
   int dp_group_size = 1;                    // DP x CP ranks holding the same weights
   // Per GPU of the DP x CP group: the reduce-scatter's output shard (gradients in fp32 or, with
   // ddp.grad_reduce_in_fp32 false, in params_dtype) with the distributed optimizer, else the
