@@ -20,6 +20,17 @@ void add_verbosity_flags(CLI::App& app) {
   });
 }
 
+CliContext start_program(CLI::App& app, const std::string& program, int argc, char** argv) {
+  app.set_version_flag("--version", program + " " + HCPSIM_VERSION);
+  app.require_subcommand(1);
+  add_verbosity_flags(app);
+  CliContext ctx;
+  ctx.argv0 = argv[0];
+  ctx.argc = argc;
+  ctx.argv = argv;
+  return ctx;
+}
+
 int parse_and_run(CLI::App& app, const CliContext& ctx, const std::string& program, int argc, char** argv) {
   try {
     app.parse(argc, argv);

@@ -11,14 +11,8 @@ int main(int argc, char** argv) {
   using namespace hcpsim::cli;
   CLI::App app{"hcpsim: simulate, run and explain context-parallel attention (p2p, a2a, all_gather, "
                "a2a+p2p) with Megatron-Core / Transformer Engine semantics"};
-  app.set_version_flag("--version", std::string("hcpsim ") + HCPSIM_VERSION);
-  app.require_subcommand(1);
   app.footer("Run 'hcpsim COMMAND --help' for a command's options and examples.");
-  add_verbosity_flags(app);
-  CliContext ctx;
-  ctx.argv0 = argv[0];
-  ctx.argc = argc;
-  ctx.argv = argv;
+  CliContext ctx = start_program(app, "hcpsim", argc, argv);
   add_validate_command(app, ctx);
   add_layout_command(app, ctx);
   add_graph_command(app, ctx);

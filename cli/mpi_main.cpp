@@ -10,13 +10,7 @@
 int main(int argc, char** argv) {
   using namespace hcpsim::cli;
   CLI::App app{"hcpsim-mpi: the multi-process runner of hcpsim (one MPI process per rank)"};
-  app.set_version_flag("--version", std::string("hcpsim-mpi ") + HCPSIM_VERSION);
-  app.require_subcommand(1);
-  add_verbosity_flags(app);
-  CliContext ctx;
-  ctx.argv0 = argv[0];
-  ctx.argc = argc;
-  ctx.argv = argv;
+  CliContext ctx = start_program(app, "hcpsim-mpi", argc, argv);
   add_run_command(app, ctx);
   return parse_and_run(app, ctx, "hcpsim-mpi", argc, argv);
 }
