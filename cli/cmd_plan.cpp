@@ -1,6 +1,7 @@
 // hcpsim plan: enumerate every parallel layout of the scenario's model on N GPUs, keep the valid ones
 // that fit in memory, predict them and print the best K with one sentence each.
 #include <CLI/CLI.hpp>
+#include <memory>
 #include <mutex>
 #include <thread>
 #include <cmath>
@@ -58,7 +59,14 @@ class SharedPredictor {
     }
     const planning::PointMetrics m = planning::predict_scenario(s, backend_, registry_, &local);
     std::lock_guard<std::mutex> lock(mutex_);
-    cache_.emplace(key, local.at(key));
+    if (cache_.count(key) == 0) {
+      // The layer's figures are what the step needs; its per-task lists are dropped (a plan keeps
+      // thousands of slices).
+      Report slim = std::move(local.at(key));
+      slim.critical_path = {};
+      slim.layers = {};
+      cache_.emplace(key, std::move(slim));
+    }
     return m;
   }
 
@@ -114,7 +122,9 @@ int run_plan_command(const PlanArgs& a, MpiJob* job) {
   auto predict = [&shared](const Scenario& s) { return shared(s); };
   const std::string backend = a.backend;
   auto slice = [&backend](const Scenario& s) { return layer_cache_key(s, backend); };
-  auto validator = [](const Scenario& s) { return validate_without_placement(s); };   // errors decide; no placement warnings
+  // Errors decide; no placement warnings; each layout's fold planned once.
+  auto fold_memo = std::make_shared<FoldMemo>();
+  auto validator = [fold_memo](const Scenario& s) { return validate_without_placement(s, fold_memo.get()); };
   PlanOutcome out;
   int gpus = a.gpus > 0 ? a.gpus : base.world_size();
   try {

@@ -2,6 +2,7 @@
 
 #include "engine/app/memory_report.h"
 #include "engine/memory/memory_model.h"
+#include "engine/scenario/pipeline_split.h"
 
 #include <algorithm>
 #include <chrono>
@@ -96,7 +97,7 @@ SimulationResult simulate_planned(const Scenario& full, const FoldPlan& fold, Ba
   apply_fold(r.report, fold);   // the job's GPU count, fold summary, sums over every replica
   r.report.memory = to_memory_report(estimate_memory(full));   // per-GPU memory, flagged when it does not fit
   const int m = full.micro_batches();
-  if (options.compose_step && m > 0 && full.model.num_layers % (full.pp() * full.vpp()) == 0 &&
+  if (options.compose_step && m > 0 && !pipeline_split_problem(full.model) &&
       (full.vpp() == 1 || m % full.pp() == 0 || full.train.mode == TrainMode::Prefill))
     r.report.step = step::compose_step(full, layer_times_of(r.report),
                                        {.link_sharing = backend.capabilities().models_contention});

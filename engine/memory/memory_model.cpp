@@ -3,16 +3,15 @@
 #include "engine/memory/hp_attention_memory.h"
 
 #include <algorithm>
-#include <cstdio>
 #include <stdexcept>
 
 #include "engine/core/enum_names.h"
+#include "engine/scenario/pipeline_split.h"
 #include "engine/schedule/schedule_descriptor.h"
 
 namespace hcpsim {
 namespace {
 
-constexpr double kGiB = 1024.0 * 1024.0 * 1024.0;
 constexpr double kLseBytes = 4.0;   // FlashAttention keeps the softmax log-sum-exp in fp32
 
 int ffn_of(const Scenario& s) {
@@ -85,6 +84,9 @@ Recompute recompute_of(const Scenario& s, const MemoryOptions& o) {
     case RecomputeGranularity::Full: return Recompute::Full;
     // One checkpoint per layer (the attention output instead of the layer input): Full's footprint.
     case RecomputeGranularity::NonAttention: return Recompute::Full;
+    // torchtitan's op-level policy keeps the attention and most matmul outputs and drops the
+    // elementwise ones: counted as Megatron's selective footprint (an approximation).
+    case RecomputeGranularity::SelectiveOp: return Recompute::Selective;
   }
   return Recompute::None;
 }
@@ -99,20 +101,22 @@ double model_parameter_count(const Scenario& s, const MemoryOptions& o) {
   return s.model.num_layers * layer + embeddings + h;   // + final norm
 }
 
-MemoryEstimate estimate_memory(const Scenario& s, const MemoryOptions& o) {
-  if (s.tp() <= 0 || s.cp() <= 0 || s.pp() <= 0 || s.vpp() <= 0 || s.model.num_layers <= 0 ||
-      s.model.hidden_size <= 0 || s.model.num_attention_heads <= 0 || s.model.seq_length <= 0)
-    throw std::invalid_argument(
-        "estimate_memory: model sizes and tensor/context/pipeline parallel sizes must be positive");
-  MemoryEstimate m;
+namespace {
+
+// Weights, gradients, optimizer states, activations, logits and KV cache of pipeline stage `stage`
+// holding `layers` transformer layers: the input embedding on the first stage, the output layer
+// (tied or not, the last stage holds its weights) with the final norm and the logits on the last.
+void add_stage_items(const Scenario& s, const MemoryOptions& o, int stage, double layers, MemoryEstimate& m) {
   const bool prefill = s.train.mode == TrainMode::Prefill;
-  const double layers_per_stage = static_cast<double>(s.model.num_layers) / s.pp();
+  const int pp = s.pp(), vpp = s.vpp();
+  const bool first = stage == 0, last = stage == pp - 1;
   const double h = s.model.hidden_size;
   const double vocab = static_cast<double>(vocab_of(s, o));
   const double embedding_per_rank = vocab * h / s.tp();
-  // First pipeline stage: its layers + the input embedding; with pp = 1 also the output layer.
-  m.parameters = layers_per_stage * layer_params_per_tp_rank(s, o) + embedding_per_rank;
-  if (s.pp() == 1) m.parameters += (untied_of(s, o) ? embedding_per_rank : 0.0) + h;
+  m.pipeline_stage = stage;
+  m.stage_layers = static_cast<int>(layers);
+  m.parameters = layers * layer_params_per_tp_rank(s, o) + (first ? embedding_per_rank : 0.0);
+  if (last) m.parameters += (pp > 1 || untied_of(s, o) ? embedding_per_rank : 0.0) + h;
 
   const double e = bytes_per_element(s.model.params_dtype);
   const int dp = std::max(1, s.dp());
@@ -127,7 +131,7 @@ MemoryEstimate estimate_memory(const Scenario& s, const MemoryOptions& o) {
   // transpose for the wgrad GEMM (1 + 1 bytes), cast once per step and kept for its micro-batches.
   // The norms' weights stay in BF16.
   if (s.fp8_enabled() && s.cluster.gpu.fp8_flops > 0 && s.cluster.efficiency.terms.fp8_work)
-    m.weights_bytes += 2.0 * (sharded ? 2.0 : layers_per_stage) * (layer_params_per_tp_rank(s, o) - 2.0 * h);
+    m.weights_bytes += 2.0 * (sharded ? 2.0 : layers) * (layer_params_per_tp_rank(s, o) - 2.0 * h);
   if (!prefill) {
     m.gradients_bytes = 4.0 * held;                          // fp32 main grads
     m.optimizer_bytes = 12.0 * m.parameters / shards;        // fp32 main params + Adam m, v
@@ -138,26 +142,26 @@ MemoryEstimate estimate_memory(const Scenario& s, const MemoryOptions& o) {
   const double replicated = s.model.sequence_parallel ? a.tp_replicated_bytes / s.tp()
                                                       : a.tp_replicated_bytes;
   // HyperParallel: the gathered K/V are saved for backward with the attention core (hp_attention_memory.h).
-  const HpAttentionMemory hp = hp_attention_memory(s);
-  const double core_attention = a.core_attention_bytes + hp.saved_per_layer_bytes;
+  const double core_attention = a.core_attention_bytes + hp_attention_memory(s).saved_per_layer_bytes;
   const double full_layer = replicated + a.tp_sharded_bytes + core_attention;
   if (prefill) {
     // Forward only: nothing is saved for a backward; one layer's tensors are alive at a time, and
     // every layer of the stage keeps its K and V (the cache the decode reads).
     m.activation_bytes_per_layer = full_layer;
     m.activations_bytes = full_layer;
-    m.kv_cache_bytes = layers_per_stage * e * sb * 2.0 * s.kv_heads_per_tp_rank() * s.head_dim();
-  } else {
-    // Micro-batches in flight on the first stage. 1F1B: min(pp, m) micro-batches of L/pp layers.
-    // Interleaved (vpp chunks of L/(pp*vpp) layers): pp*vpp + pp - 1 chunks at the peak
-    // (Korthikanti et al. 2022, section 4.2.3: a factor 1 + (pp-1)/(pp*vpp) over L layers).
-    const int pp = s.pp(), vpp = s.vpp();
+    m.kv_cache_bytes = layers * e * sb * 2.0 * s.kv_heads_per_tp_rank() * s.head_dim();
+  } else if (layers > 0) {
+    // Micro-batches in flight on stage k. 1F1B: min(pp - k, m) micro-batches of the stage's layers.
+    // Interleaved (vpp chunks): 2 (pp - k - 1) + (vpp - 1) pp + 1 chunks at the peak, Megatron's
+    // warm-up (on the first stage pp*vpp + pp - 1: Korthikanti et al. 2022, section 4.2.3, a factor
+    // 1 + (pp-1)/(pp*vpp) over L layers).
     const int micro = s.micro_batches() > 0 ? s.micro_batches() : 1;
-    double chunks_in_flight = vpp > 1 ? static_cast<double>(pp) * vpp + pp - 1 : std::min(pp, micro);
+    double chunks_in_flight = vpp > 1 ? 2.0 * (pp - stage - 1) + static_cast<double>(vpp - 1) * pp + 1
+                                      : std::min(pp - stage, micro);
     chunks_in_flight = std::min(chunks_in_flight, static_cast<double>(micro) * vpp);
-    const double layers_per_chunk = layers_per_stage / vpp;
+    const double layers_per_chunk = layers / vpp;
     const double layers_in_flight = chunks_in_flight * layers_per_chunk;
-    m.micro_batches_in_flight = layers_in_flight / layers_per_stage;
+    m.micro_batches_in_flight = layers_in_flight / layers;
     const double input = e * sb * h / (s.model.sequence_parallel ? s.tp() : 1);
     switch (recompute_of(s, o)) {
       case Recompute::None:
@@ -169,25 +173,60 @@ MemoryEstimate estimate_memory(const Scenario& s, const MemoryOptions& o) {
         m.activations_bytes = layers_in_flight * m.activation_bytes_per_layer;
         break;
       case Recompute::Full: {
-        const double n = std::clamp<double>(s.model.recompute_num_layers, 1.0, layers_per_chunk);
+        const double n = std::clamp<double>(s.model.recompute_num_layers, 1.0, std::max(1.0, layers_per_chunk));
         if (s.model.recompute_method == RecomputeMethod::Uniform) {
           // groups of n layers keep their input only; one group is recomputed at a time
           m.activation_bytes_per_layer = input / n;
           m.activations_bytes = layers_in_flight * input / n + n * full_layer;
         } else {
           // block: the first n layers of each chunk keep their input, the others everything
-          const double per_chunk = n * input + (layers_per_chunk - n) * full_layer;
-          m.activation_bytes_per_layer = per_chunk / layers_per_chunk;
+          const double per_chunk = n * input + std::max(0.0, layers_per_chunk - n) * full_layer;
+          m.activation_bytes_per_layer = per_chunk / std::max(1.0, layers_per_chunk);
           m.activations_bytes = chunks_in_flight * per_chunk + full_layer;
         }
         break;
       }
     }
   }
-  if (s.pp() == 1) {
-    // bf16 logits + the fp32 softmax the vocab-parallel cross entropy keeps, vocab split over TP
-    // (prefill: the logits only)
-    m.logits_bytes = (prefill ? e : e + 4.0) * sb * vocab / s.tp();
+  // bf16 logits + the fp32 softmax the vocab-parallel cross entropy keeps, vocab split over TP
+  // (prefill: the logits only)
+  if (last) m.logits_bytes = (prefill ? e : e + 4.0) * sb * vocab / s.tp();
+}
+
+double stage_total_bytes(const MemoryEstimate& m) {
+  return m.weights_bytes + m.gradients_bytes + m.optimizer_bytes + m.activations_bytes + m.logits_bytes + m.kv_cache_bytes;
+}
+
+}  // namespace
+
+MemoryEstimate estimate_memory(const Scenario& s, const MemoryOptions& o) {
+  if (s.tp() <= 0 || s.cp() <= 0 || s.pp() <= 0 || s.vpp() <= 0 || s.model.num_layers <= 0 ||
+      s.model.hidden_size <= 0 || s.model.num_attention_heads <= 0 || s.model.seq_length <= 0)
+    throw std::invalid_argument(
+        "estimate_memory: model sizes and tensor/context/pipeline parallel sizes must be positive");
+  const bool prefill = s.train.mode == TrainMode::Prefill;
+  const HpAttentionMemory hp = hp_attention_memory(s);
+  // Layers per stage: the uneven split's counts, or num_layers / pp on every stage.
+  const int p = s.pp();
+  std::vector<double> layers(static_cast<std::size_t>(p), static_cast<double>(s.model.num_layers) / p);
+  if (uneven_pipeline_split(s.model)) {
+    const std::vector<int> counts = stage_layer_counts(s.model);
+    layers.assign(counts.begin(), counts.end());
+  }
+  // The middle stages hold the same layers with fewer micro-batches in flight the later they come:
+  // the first, the second and the last stage cover every stage's maximum.
+  MemoryEstimate m;
+  double best = -1;
+  int previous = -1;
+  for (int stage : {0, 1, p - 1}) {
+    if (stage >= p || stage == previous) continue;
+    previous = stage;
+    MemoryEstimate st;
+    add_stage_items(s, o, stage, layers[static_cast<std::size_t>(stage)], st);
+    if (stage_total_bytes(st) > best) {
+      best = stage_total_bytes(st);
+      m = st;
+    }
   }
 
   CpCommType worst = s.comm_type_for_layer(0);
@@ -217,27 +256,6 @@ MemoryEstimate estimate_memory(const Scenario& s, const MemoryOptions& o) {
   m.capacity_bytes = s.cluster.gpu.memory_bytes;
   m.fits = m.total_bytes <= m.capacity_bytes;
   return m;
-}
-
-std::vector<std::string> describe_memory(const MemoryEstimate& m) {
-  std::vector<std::string> lines;
-  auto add = [&lines](const char* what, double bytes) {
-    char buf[96];
-    std::snprintf(buf, sizeof buf, "%-22s %9.2f GiB", what, bytes / kGiB);
-    lines.emplace_back(buf);
-  };
-  add("weights", m.weights_bytes);
-  add("gradients (fp32)", m.gradients_bytes);
-  add("optimizer states", m.optimizer_bytes);
-  add("activations", m.activations_bytes);
-  add("logits + loss", m.logits_bytes);
-  if (m.kv_cache_bytes > 0) add("kv cache", m.kv_cache_bytes);
-  add("cp attention buffers", m.cp_buffers_bytes);
-  add("reserved", m.reserved_bytes);
-  add("total", m.total_bytes);
-  add("capacity", m.capacity_bytes);
-  lines.emplace_back(m.fits ? "fits: yes" : "fits: NO (exceeds GPU memory)");
-  return lines;
 }
 
 namespace {

@@ -48,6 +48,8 @@ struct MemoryEstimate {
   double capacity_bytes = 0;        // cluster.gpu.memory_bytes
   bool fits = false;                // total_bytes <= capacity_bytes
   std::string comm_type;            // cp_comm_type of the layer used for the buffers
+  int pipeline_stage = 0;           // the pipeline stage this estimate is for (the one that needs the most)
+  int stage_layers = 0;             // transformer layers held by that stage
 };
 
 // Parameters of the whole model (embeddings included), GQA-aware. Needs ffn_hidden_size > 0
@@ -57,14 +59,14 @@ double model_parameter_count(const Scenario& s, const MemoryOptions& o = {});
 // The recomputation a scenario asks for (model.recompute_granularity), or the override.
 Recompute recompute_of(const Scenario& s, const MemoryOptions& o = {});
 
-// Estimate for the busiest GPU (first pipeline stage). Training keeps the activations of the
-// micro-batches in flight (1F1B, interleaved); prefill (train.mode) keeps weights and the KV cache.
+// Estimate for the busiest GPU: every pipeline stage with its own layers (an uneven split gives the
+// stages different counts), micro-batches in flight, the input embedding on the first stage and the
+// output layer and logits on the last; the stage that needs the most is returned. Training keeps the
+// activations of the micro-batches in flight (1F1B, interleaved); prefill (train.mode) keeps weights
+// and the KV cache.
 // Preconditions: the scenario validates (parallel sizes divide what they must); throws
 // std::invalid_argument on zero sizes.
 MemoryEstimate estimate_memory(const Scenario& s, const MemoryOptions& o = {});
-
-// Human-readable lines "weights 12.3 GiB" etc. for reports.
-std::vector<std::string> describe_memory(const MemoryEstimate& m);
 
 // Parses "none" | "selective" | "full"; throws std::invalid_argument listing the valid names.
 Recompute parse_recompute(const std::string& name);

@@ -31,6 +31,10 @@ const std::map<std::string, Mapping>& mappings() {
       {"--hierarchical-context-parallel-sizes", {"model.hierarchical_context_parallel_sizes", Arg::IntList}},
       {"--num-layers-per-virtual-pipeline-stage", {"", Arg::Int}},
       {"--num-virtual-stages-per-pipeline-rank", {"model.virtual_pipeline_model_parallel_size", Arg::Int}},
+      {"--decoder-first-pipeline-num-layers", {"model.decoder_first_pipeline_num_layers", Arg::Int}},
+      {"--decoder-last-pipeline-num-layers", {"model.decoder_last_pipeline_num_layers", Arg::Int}},
+      {"--account-for-embedding-in-pipeline-split", {"model.account_for_embedding_in_pipeline_split", Arg::Flag}},
+      {"--account-for-loss-in-pipeline-split", {"model.account_for_loss_in_pipeline_split", Arg::Flag}},
       {"--sequence-parallel", {"model.sequence_parallel", Arg::Flag}},
       {"--recompute-granularity", {"model.recompute_granularity", Arg::Text}},
       {"--recompute-method", {"model.recompute_method", Arg::Text}},
@@ -130,6 +134,11 @@ MegatronImport import_megatron(const std::vector<std::string>& args, const Impor
     out.warnings.push_back("neither --bf16 nor --fp16: fp32 training is not modelled by hcpsim; predicted as bf16");
   if (!flags.count("--swiglu"))
     out.warnings.push_back("no --swiglu: hcpsim prices a gated (SwiGLU) MLP; a GeLU MLP's FLOPs and memory are not modelled");
+  const bool uneven = keys.count("model.decoder_first_pipeline_num_layers") || keys.count("model.decoder_last_pipeline_num_layers") ||
+                      keys.count("model.account_for_embedding_in_pipeline_split") || keys.count("model.account_for_loss_in_pipeline_split");
+  if (layers_per_virtual_stage > 0 && uneven)
+    throw std::invalid_argument("--num-layers-per-virtual-pipeline-stage: not with an uneven pipeline split (Megatron-LM refuses it); "
+                                "give the virtual pipeline size with --num-virtual-stages-per-pipeline-rank");
   if (layers_per_virtual_stage > 0) {
     const long long pp = keys.count("model.pipeline_model_parallel_size") ? keys["model.pipeline_model_parallel_size"].as<long long>() : 1;
     const long long L = keys["model.num_layers"].as<long long>();

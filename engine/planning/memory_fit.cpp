@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <cstdio>
+#include <tuple>
 
 #include "engine/validate/validate.h"
 #include "engine/validate/validate_without_placement.h"
@@ -54,6 +55,11 @@ std::vector<std::string> changed_overrides(const Scenario& base, const Scenario&
     if (x != y) o.push_back(std::string(key) + (y ? "=true" : "=false"));
   };
   flag("model.sequence_parallel", a.sequence_parallel, b.sequence_parallel);
+  for (const auto& [key, x, y] : {std::tuple{"model.decoder_first_pipeline_num_layers", a.decoder_first_pipeline_num_layers, b.decoder_first_pipeline_num_layers},
+                                  {"model.decoder_last_pipeline_num_layers", a.decoder_last_pipeline_num_layers, b.decoder_last_pipeline_num_layers}})
+    if (x != y) o.push_back(std::string(key) + "=" + (y ? std::to_string(*y) : std::string("null")));
+  flag("model.account_for_embedding_in_pipeline_split", a.account_for_embedding_in_pipeline_split, b.account_for_embedding_in_pipeline_split);
+  flag("model.account_for_loss_in_pipeline_split", a.account_for_loss_in_pipeline_split, b.account_for_loss_in_pipeline_split);
   if (a.recompute_granularity != b.recompute_granularity)
     o.push_back(std::string("model.recompute_granularity=") +
                 (b.recompute_granularity == RecomputeGranularity::None ? "null" : to_string(b.recompute_granularity)));

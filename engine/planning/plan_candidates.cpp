@@ -3,6 +3,7 @@
 #include <stdexcept>
 
 #include "engine/planning/planner.h"
+#include "engine/scenario/pipeline_split.h"
 #include "engine/schedule/schedule_descriptor.h"
 
 namespace hcpsim::planning {
@@ -31,6 +32,55 @@ std::vector<PlanCandidate> hyperparallel_layouts(PlanCandidate c, const std::vec
       c.ulysses_degree = u;
       c.load_balance = lb;
       out.push_back(c);
+    }
+  }
+  return out;
+}
+
+// Megatron's uneven splits of L layers over pp stages when pp does not divide L (each with the vpp
+// sizes it allows): the middle stages hold q layers, q the smallest multiple of vpp >= L / pp (the
+// slowest stage sets the pipeline's pace), and the first and last stages share the rest, the last
+// (which also runs the output layer and the loss) the lighter; and the embedding and / or the loss
+// counted as a layer where L + 1 or L + 2 divides by pp. Splits with the same layers in every chunk
+// are listed once.
+std::vector<PlanCandidate> uneven_splits(const PlanCandidate& c, int L, int max_vpp) {
+  std::vector<PlanCandidate> out;
+  std::vector<std::pair<int, std::vector<std::vector<int>>>> seen;   // (vpp, layers per chunk)
+  auto add = [&](PlanCandidate u) {
+    ModelConfig m;
+    m.num_layers = L;
+    m.pipeline_model_parallel_size = u.pp;
+    m.virtual_pipeline_model_parallel_size = u.vpp;
+    if (u.first_stage_layers > 0) m.decoder_first_pipeline_num_layers = u.first_stage_layers;
+    if (u.last_stage_layers > 0) m.decoder_last_pipeline_num_layers = u.last_stage_layers;
+    m.account_for_embedding_in_pipeline_split = u.embedding_in_split;
+    m.account_for_loss_in_pipeline_split = u.loss_in_split;
+    if (pipeline_split_problem(m)) return;
+    auto key = std::pair{u.vpp, pipeline_split(m)};
+    if (std::find(seen.begin(), seen.end(), key) != seen.end()) return;
+    seen.push_back(std::move(key));
+    out.push_back(u);
+  };
+  const int p = c.pp;
+  if (p < 2 || p > L || L % p == 0) return out;
+  for (int v = 1; v <= std::max(1, max_vpp); ++v) {
+    const int q = ((L + p - 1) / p + v - 1) / v * v;
+    const int rest = L - (p - 2) * q;
+    for (int last = rest / 2 / v * v; last >= v && rest - last <= q; last -= v) {
+      if ((rest - last) % v != 0 || rest - last < v) continue;
+      PlanCandidate u = c;
+      u.vpp = v;
+      u.first_stage_layers = rest - last;
+      u.last_stage_layers = last;
+      add(u);
+      break;
+    }
+    for (const auto& [emb, loss] : {std::pair{true, true}, {false, true}, {true, false}}) {
+      PlanCandidate u = c;
+      u.vpp = v;
+      u.embedding_in_split = emb;
+      u.loss_in_split = loss;
+      add(u);
     }
   }
   return out;
@@ -74,6 +124,10 @@ std::string PlanCandidate::label() const {
     s += " [" + std::to_string(hierarchical[0]) + "," + std::to_string(hierarchical[1]) + "]";
   if (pp > 1) s += " pp=" + std::to_string(pp);
   if (vpp > 1) s += " vpp=" + std::to_string(vpp);
+  if (first_stage_layers > 0) s += " first=" + std::to_string(first_stage_layers);
+  if (last_stage_layers > 0) s += " last=" + std::to_string(last_stage_layers);
+  if (embedding_in_split) s += " embedding-in-split";
+  if (loss_in_split) s += " loss-in-split";
   if (mbs > 1) s += " mbs=" + std::to_string(mbs);
   if (recompute != Recompute::None) s += std::string(" recompute=") + to_string(recompute);
   if (!distributed_optimizer) s += " no-dist-opt";
@@ -91,8 +145,8 @@ std::vector<PlanCandidate> enumerate_candidates(const Scenario& base, int gpus, 
   const int L = base.model.num_layers;
   std::vector<int> pps;
   if (search.pipeline) {
-    for (int pp : divisors(gpus))
-      if (L > 0 && L % pp == 0) pps.push_back(pp);
+    for (int pp : divisors(gpus))   // pp that does not divide num_layers: uneven splits (uneven_splits)
+      if (L > 0 && pp <= L) pps.push_back(pp);
   } else if (base.pp() > 0 && gpus % base.pp() == 0) {
     pps.push_back(base.pp());
   }
@@ -114,6 +168,21 @@ std::vector<PlanCandidate> enumerate_candidates(const Scenario& base, int gpus, 
     if (search.pipeline && pp > 1)
       for (int v = 2; v <= search.max_vpp; ++v)
         if (L % (pp * v) == 0) vpps.push_back(v);
+    // The pipeline split: even with its vpp sizes, or Megatron's uneven splits when pp does not
+    // divide num_layers; without the pipeline search, the base's own split.
+    std::vector<PlanCandidate> splits;
+    if (search.pipeline && L % pp != 0) {
+      splits = uneven_splits(PlanCandidate{.pp = pp}, L, search.max_vpp);
+    } else {
+      for (int v : vpps) splits.push_back(PlanCandidate{.pp = pp, .vpp = v});
+      if (!search.pipeline) {
+        PlanCandidate& b = splits.back();
+        b.first_stage_layers = base.model.decoder_first_pipeline_num_layers.value_or(0);
+        b.last_stage_layers = base.model.decoder_last_pipeline_num_layers.value_or(0);
+        b.embedding_in_split = base.model.account_for_embedding_in_pipeline_split;
+        b.loss_in_split = base.model.account_for_loss_in_pipeline_split;
+      }
+    }
     std::vector<std::string> orders{"tp-cp-ep-dp-pp"};
     if (pp > 1) orders.push_back("tp-cp-ep-pp-dp");
     for (int tp : divisors(std::min(gpn, gpus))) {
@@ -155,11 +224,15 @@ std::vector<PlanCandidate> enumerate_candidates(const Scenario& base, int gpus, 
               for (const PlanCandidate& h : hyperparallel_layouts(c, hp_styles)) layouts.push_back(h);
           }
           for (PlanCandidate l : layouts)
-            for (int v : vpps)
+            for (const PlanCandidate& split : splits)
               for (int b : mbss)
                 for (Recompute r : recomputes)
                   for (bool d : dist_opts) {
-                    l.vpp = v;
+                    l.vpp = split.vpp;
+                    l.first_stage_layers = split.first_stage_layers;
+                    l.last_stage_layers = split.last_stage_layers;
+                    l.embedding_in_split = split.embedding_in_split;
+                    l.loss_in_split = split.loss_in_split;
                     l.mbs = b;
                     l.recompute = r;
                     l.distributed_optimizer = d;
@@ -188,6 +261,12 @@ Scenario apply_candidate(const Scenario& base, const PlanCandidate& c, int gpus)
   s.model.context_parallel_size = c.cp;
   s.model.pipeline_model_parallel_size = c.pp;
   s.model.virtual_pipeline_model_parallel_size = c.vpp;
+  s.model.decoder_first_pipeline_num_layers.reset();
+  s.model.decoder_last_pipeline_num_layers.reset();
+  if (c.first_stage_layers > 0) s.model.decoder_first_pipeline_num_layers = c.first_stage_layers;
+  if (c.last_stage_layers > 0) s.model.decoder_last_pipeline_num_layers = c.last_stage_layers;
+  s.model.account_for_embedding_in_pipeline_split = c.embedding_in_split;
+  s.model.account_for_loss_in_pipeline_split = c.loss_in_split;
   s.model.cp_comm_type = {c.comm};
   s.model.hierarchical_context_parallel_sizes = c.hierarchical;
   s.model.sequence_parallel = c.tp > 1;   // Megatron-Bridge turns it on whenever tp > 1

@@ -5,6 +5,7 @@
 #include <stdexcept>
 
 #include "engine/scenario/overrides.h"
+#include "engine/scenario/pipeline_split.h"
 
 namespace hcpsim::planning {
 
@@ -46,7 +47,14 @@ std::vector<std::string> megatron_arguments(const Scenario& s) {
     }
   }
   num("--pipeline-model-parallel-size", m.pipeline_model_parallel_size);
-  if (m.virtual_pipeline_model_parallel_size > 1)
+  if (m.decoder_first_pipeline_num_layers) num("--decoder-first-pipeline-num-layers", *m.decoder_first_pipeline_num_layers);
+  if (m.decoder_last_pipeline_num_layers) num("--decoder-last-pipeline-num-layers", *m.decoder_last_pipeline_num_layers);
+  if (m.account_for_embedding_in_pipeline_split) a.push_back("--account-for-embedding-in-pipeline-split");
+  if (m.account_for_loss_in_pipeline_split) a.push_back("--account-for-loss-in-pipeline-split");
+  // Megatron-LM takes the virtual pipeline size of an uneven split as stages per rank only.
+  if (m.virtual_pipeline_model_parallel_size > 1 && uneven_pipeline_split(m))
+    num("--num-virtual-stages-per-pipeline-rank", m.virtual_pipeline_model_parallel_size);
+  else if (m.virtual_pipeline_model_parallel_size > 1)
     num("--num-layers-per-virtual-pipeline-stage",
         m.num_layers / (m.pipeline_model_parallel_size * m.virtual_pipeline_model_parallel_size));
   if (m.recompute_granularity == RecomputeGranularity::Selective || m.recompute_granularity == RecomputeGranularity::Full) {
@@ -66,9 +74,15 @@ std::vector<std::string> megatron_arguments(const Scenario& s) {
 }
 
 std::vector<std::string> bridge_overrides(const std::vector<std::string>& scenario_overrides) {
+  // Bridge has model.*, train.* and ddp.* with hcpsim's names, but for the uneven split's stage sizes
+  // (TransformerConfig's num_layers_in_first/last_pipeline_stage); dist.order and the cluster are hcpsim's.
+  static const std::pair<std::string, std::string> kRenamed[] = {
+      {"model.decoder_first_pipeline_num_layers=", "model.num_layers_in_first_pipeline_stage="},
+      {"model.decoder_last_pipeline_num_layers=", "model.num_layers_in_last_pipeline_stage="}};
   std::vector<std::string> out;
-  for (const std::string& o : scenario_overrides) {
-    // Bridge has model.*, train.* and ddp.* with hcpsim's names; dist.order and the cluster are hcpsim's.
+  for (std::string o : scenario_overrides) {
+    for (const auto& [ours, bridge] : kRenamed)
+      if (o.rfind(ours, 0) == 0) o = bridge + o.substr(ours.size());
     if (o.rfind("model.", 0) == 0 || o.rfind("train.", 0) == 0 || o.rfind("ddp.", 0) == 0) out.push_back(o);
   }
   return out;

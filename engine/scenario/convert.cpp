@@ -63,10 +63,18 @@ void convert_model(const YAML::Node& m, YamlReader& r, Scenario& s) {
   // Megatron-Bridge leaves virtual_pipeline_model_parallel_size as None when not interleaving.
   if (const YAML::Node n = m["virtual_pipeline_model_parallel_size"]; n.IsDefined() && !n.IsNull())
     set_int("virtual_pipeline_model_parallel_size", mo.virtual_pipeline_model_parallel_size);
+  // Megatron's uneven pipeline split; null (Bridge's None) is unset, like an absent key.
+  for (const auto& [key, dst] : {std::pair{"decoder_first_pipeline_num_layers", &mo.decoder_first_pipeline_num_layers},
+                                 {"decoder_last_pipeline_num_layers", &mo.decoder_last_pipeline_num_layers}})
+    if (const YAML::Node n = m[key]; n.IsDefined() && !n.IsNull())
+      if (auto v = r.get_int(m, P, key, 1)) *dst = static_cast<int>(*v);
+  if (auto v = r.get_bool(m, P, "account_for_embedding_in_pipeline_split")) mo.account_for_embedding_in_pipeline_split = *v;
+  if (auto v = r.get_bool(m, P, "account_for_loss_in_pipeline_split")) mo.account_for_loss_in_pipeline_split = *v;
   if (const YAML::Node n = m["recompute_granularity"]; n.IsDefined() && !n.IsNull()) {
-    if (auto v = r.get_choice(m, P, "recompute_granularity", {"selective", "full", "non_attention"}))
+    if (auto v = r.get_choice(m, P, "recompute_granularity", {"selective", "full", "non_attention", "selective_op"}))
       mo.recompute_granularity = *v == "full"            ? RecomputeGranularity::Full
                                  : *v == "non_attention" ? RecomputeGranularity::NonAttention
+                                 : *v == "selective_op"  ? RecomputeGranularity::SelectiveOp
                                                          : RecomputeGranularity::Selective;
   }
   if (const YAML::Node n = m["recompute_method"]; n.IsDefined() && !n.IsNull()) {
@@ -197,6 +205,7 @@ void convert_scenario(const YAML::Node& root, YamlReader& r, const ConvertInputs
     if (auto v = r.get_bool(d, "ddp", "overlap_grad_reduce")) s.ddp.overlap_grad_reduce = *v;
     if (auto v = r.get_bool(d, "ddp", "overlap_param_gather")) s.ddp.overlap_param_gather = *v;
     if (auto v = r.get_bool(d, "ddp", "shard_parameters")) s.ddp.shard_parameters = *v;
+    if (auto v = r.get_bool(d, "ddp", "grad_reduce_in_fp32")) s.ddp.grad_reduce_in_fp32 = *v;
   }
   if (const YAML::Node d = root["dist"]; d.IsDefined() && r.check_map(d, "dist", "dist")) {
     if (auto v = r.get_bool(d, "dist", "use_decentralized_pg")) s.dist.use_decentralized_pg = *v;

@@ -4,6 +4,7 @@
 
 #include "engine/core/enum_names.h"
 #include "engine/scenario/convert.h"
+#include "engine/scenario/pipeline_split.h"
 
 namespace hcpsim {
 
@@ -18,7 +19,8 @@ constexpr auto kKernelNames = std::to_array<EnumName<AttentionKernel>>(
     {{AttentionKernel::CuDNN, "cudnn"}, {AttentionKernel::FA2, "fa2"}, {AttentionKernel::FA3, "fa3"}});
 constexpr auto kGranularityNames = std::to_array<EnumName<RecomputeGranularity>>(
     {{RecomputeGranularity::None, "none"}, {RecomputeGranularity::Selective, "selective"},
-     {RecomputeGranularity::Full, "full"}, {RecomputeGranularity::NonAttention, "non_attention"}});
+     {RecomputeGranularity::Full, "full"}, {RecomputeGranularity::NonAttention, "non_attention"},
+     {RecomputeGranularity::SelectiveOp, "selective_op"}});
 constexpr auto kElementwiseNames = std::to_array<EnumName<ElementwiseOps>>(
     {{ElementwiseOps::None, "none"}, {ElementwiseOps::Fused, "fused"}, {ElementwiseOps::Unfused, "unfused"}});
 
@@ -122,7 +124,7 @@ std::string Scenario::configuration() const {
   }
   return "seq_length " + std::to_string(model.seq_length) + ", micro_batch " + std::to_string(train.micro_batch_size) +
          ", tp " + std::to_string(tp()) + ", cp " + std::to_string(cp()) + " " + comm + hcp + ", pp " +
-         std::to_string(pp()) + ", dp " + std::to_string(dp()) + ", " + std::to_string(cluster.nodes) + " x " +
+         std::to_string(pp()) + (uneven_pipeline_split(model) && !pipeline_split_problem(model) ? " split " + pipeline_split_label(model) : "") + ", dp " + std::to_string(dp()) + ", " + std::to_string(cluster.nodes) + " x " +
          std::to_string(cluster.gpus_per_node) + " " + cluster.gpu.name + ", backend " + simulation.backend;
 }
 

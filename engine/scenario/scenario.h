@@ -4,6 +4,7 @@
 // SI base units after loading: bytes, seconds, bytes/s, FLOP/s.
 #include <cstdint>
 #include <map>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -23,8 +24,11 @@ enum class TrainMode { Train, Prefill };
 // Megatron's recompute_granularity (None = not set) and recompute_method. NonAttention is hcpsim's
 // name for DistFlashAttn's rematerialization-aware checkpointing: the checkpoint sits at the
 // attention output, so the backward recomputes every layer's forward except the core attention
-// (the opposite of Selective, which recomputes the core attention only).
-enum class RecomputeGranularity { None, Selective, Full, NonAttention };
+// (the opposite of Selective, which recomputes the core attention only). SelectiveOp is torchtitan's
+// op-level selective checkpointing (selective_ac_option "op"): the outputs of the matmuls (except
+// every second one of a block), of attention and of reduce-scatters are saved; everything else of the
+// block is recomputed in the backward.
+enum class RecomputeGranularity { None, Selective, Full, NonAttention, SelectiveOp };
 enum class RecomputeMethod { Uniform, Block };
 // model.elementwise_ops: the memory-bound kernels of a layer outside its GEMMs and core attention
 // (two RMSNorms, rotary embedding of Q and K, the SwiGLU product, two residual adds), priced by
@@ -129,6 +133,13 @@ struct ModelConfig {
   // and reduce-scatter split into tp chunks pipelined with the chunks of its GEMM (needs SP, tp > 1).
   bool tp_comm_overlap = false;
   int virtual_pipeline_model_parallel_size = 1;          // model chunks per pipeline rank (1 = no interleaving)
+  // Megatron's uneven pipeline split (engine/scenario/pipeline_split.h): the layers of the first and
+  // of the last pipeline stage (unset: the stages share the layers evenly), or the input embedding
+  // and the loss each counted as one layer of the split (on the first / last model chunk).
+  std::optional<int> decoder_first_pipeline_num_layers;
+  std::optional<int> decoder_last_pipeline_num_layers;
+  bool account_for_embedding_in_pipeline_split = false;
+  bool account_for_loss_in_pipeline_split = false;
   RecomputeGranularity recompute_granularity = RecomputeGranularity::None;
   RecomputeMethod recompute_method = RecomputeMethod::Uniform;   // full recompute only
   int recompute_num_layers = 1;                          // full recompute only: layers per group / block
@@ -157,6 +168,11 @@ struct DdpConfig {
   // parameters are all-gathered before every forward (recomputed forwards too) and before its
   // backward, its gradients reduce-scattered after its backward (docs/planning.md "Parameter sharding").
   bool shard_parameters = false;
+  // Megatron-Core's grad_reduce_in_fp32 (PyTorch FSDP: MixedPrecisionPolicy reduce_dtype fp32):
+  // gradients reduced in fp32 (4 bytes) or in the parameters' dtype. Unset: fp32 for the DP
+  // gradient buckets (Megatron-LM's default for BF16 training), the parameters' dtype for
+  // shard_parameters (FSDP without a mixed-precision policy).
+  std::optional<bool> grad_reduce_in_fp32;
 };
 
 struct DistConfig {

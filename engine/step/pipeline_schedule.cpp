@@ -1,6 +1,8 @@
 #include "engine/step/pipeline_schedule.h"
 
 #include <algorithm>
+#include <functional>
+#include <queue>
 #include <stdexcept>
 #include <string>
 
@@ -52,6 +54,9 @@ PipelineTimes simulate_pipeline(const PipelineInputs& in) {
     return true;
   };
   if (!shape_ok(in.forward_s) || !shape_ok(in.backward_s)) fail("time tables must be [stages][chunks]");
+  bool buckets_ok = in.grad_buckets.empty() || static_cast<int>(in.grad_buckets.size()) == p;
+  for (const auto& row : in.grad_buckets) buckets_ok = buckets_ok && static_cast<int>(row.size()) == v;
+  if (!buckets_ok) fail("grad_buckets must be empty or [stages][chunks]");
 
   constexpr double kUnset = -1.0;
   // end time of (forward?, micro-batch, chunk, stage)
@@ -106,22 +111,27 @@ PipelineTimes simulate_pipeline(const PipelineInputs& in) {
   std::size_t done = 0, total = 0;
   for (const auto& o : order) total += o.size();
   // Chronological replay: the stage whose next step can start first runs it (so that transfers
-  // book the links they share in the order they happen).
+  // book the links they share in the order they happen); equal starts go to the lower stage. The
+  // stages whose next step has its input wait in a queue by start: a start is final once the input
+  // has arrived (free_at changes only when the stage itself runs), and a step's output can only make
+  // the next step of its own stage or of a neighbour ready.
+  using Entry = std::pair<double, int>;
+  std::priority_queue<Entry, std::vector<Entry>, std::greater<>> queue;
+  std::vector<char> queued(static_cast<std::size_t>(p), 0);
+  auto offer = [&](int q) {
+    const auto qi = static_cast<std::size_t>(q);
+    if (queued[qi] || next[qi] >= order[qi].size()) return;
+    const double r = ready(order[qi][next[qi]], q);
+    if (r < 0) return;
+    queue.emplace(std::max(free_at[qi], r), q);
+    queued[qi] = 1;
+  };
+  for (int q = 0; q < p; ++q) offer(q);
   while (done < total) {
-    int s = -1;
-    double start = 0;
-    for (int q = 0; q < p; ++q) {
-      const auto qi = static_cast<std::size_t>(q);
-      if (next[qi] >= order[qi].size()) continue;
-      const double r = ready(order[qi][next[qi]], q);
-      if (r < 0) continue;
-      const double st = std::max(free_at[qi], r);
-      if (s < 0 || st < start) {
-        s = q;
-        start = st;
-      }
-    }
-    if (s < 0) fail("the schedule deadlocked (internal error)");
+    if (queue.empty()) fail("the schedule deadlocked (internal error)");
+    const auto [start, s] = queue.top();
+    queue.pop();
+    queued[static_cast<std::size_t>(s)] = 0;
     {
       const auto si = static_cast<std::size_t>(s);
       {
@@ -129,7 +139,8 @@ PipelineTimes simulate_pipeline(const PipelineInputs& in) {
         const auto ci = static_cast<std::size_t>(op.chunk);
         std::erase_if(comm[si], [&](const Busy& b) { return b.end_s <= start; });
         const bool buckets = !op.forward && op.micro_batch == m - 1 && in.grad_bucket_s > 0;
-        const int pieces = buckets ? std::max(1, in.grad_buckets_per_chunk) : 1;
+        const int per_chunk = in.grad_buckets.empty() ? in.grad_buckets_per_chunk : in.grad_buckets[si][ci];
+        const int pieces = buckets ? std::max(1, per_chunk) : 1;
         const double work = (op.forward ? in.forward_s[si][ci] : in.backward_s[si][ci]) / pieces;
         double t = start;
         for (int k = 0; k < pieces; ++k) {
@@ -161,6 +172,9 @@ PipelineTimes simulate_pipeline(const PipelineInputs& in) {
         ++done;
       }
     }
+    offer(s);
+    offer((s + 1) % p);
+    offer((s + p - 1) % p);
   }
   double busiest = 0;
   for (int s = 0; s < p; ++s) {

@@ -32,6 +32,7 @@ struct PipelineInputs {
   // each followed by one bucket of `grad_bucket_s` seconds on the stage's DP stream (buckets run back
   // to back). grad_bucket_s = 0: no buckets (the reduction then follows the stage's end).
   int grad_buckets_per_chunk = 1;
+  std::vector<std::vector<int>> grad_buckets;   // per stage and chunk (an uneven split); empty: the int above
   double grad_bucket_s = 0;
   double grad_bucket_load = 0;
 };

@@ -4,6 +4,7 @@
 #include <stdexcept>
 #include <string>
 
+#include "engine/scenario/pipeline_split.h"
 #include "engine/schedule/build.h"
 #include "engine/step/fp8_work.h"
 #include "engine/step/layer_elementwise.h"
@@ -23,6 +24,9 @@ void check_step_graph(const Scenario& s, const RankLayout& layout, std::size_t m
   const int p = s.pp(), v = s.vpp(), m = s.micro_batches(), L = s.model.num_layers;
   if (p < 1 || v < 1 || L < 1) fail("pipeline sizes and num_layers must be >= 1");
   if (m < 1) fail("train.global_batch_size must be a multiple of micro_batch_size x dp");
+  if (uneven_pipeline_split(s.model))
+    fail("the whole-step graph holds even pipeline splits only (decoder_first/last_pipeline_num_layers, "
+         "account_for_embedding/loss_in_pipeline_split are priced by the composed step); use the composed step");
   if (L % (p * v) != 0) fail("model.num_layers (" + std::to_string(L) + ") must divide by pp x vpp");
   if (v > 1 && m % p != 0) fail("the interleaved schedule needs micro-batches divisible by pp");
   if (layout.world_size() != s.world_size() || layout.pp() != p) fail("layout does not match the scenario");

@@ -11,6 +11,7 @@
 #include "engine/cost/route.h"
 #include "engine/graph/task_graph.h"
 #include "engine/layout/rank_layout.h"
+#include "engine/scenario/pipeline_split.h"
 #include "engine/step/model_flops.h"
 #include "engine/step/pipeline_schedule.h"
 #include "engine/step/parameter_sharding.h"
@@ -30,6 +31,15 @@ double kernel_s(const CostModel& cost, TaskKind kind, double flops, double bytes
   t.bytes = bytes;
   const TaskId id = g.add_task(t, label);
   return cost.compute_seconds(g, g.task(id));
+}
+
+// Parameter all-gathers before a layer's backward under parameter sharding: a recomputed forward
+// gathers again (the checkpoint calls the sharded layer's forward anew), except torchtitan's
+// op-level policy, whose recomputation runs inside the block's backward after FSDP2 has gathered
+// the block for it.
+int gathers_in_backward(const Scenario& s, int recomputed_layers) {
+  if (recomputed_layers == 0 || s.model.recompute_granularity == RecomputeGranularity::SelectiveOp) return 1;
+  return 2;
 }
 
 // Seconds of kernels run one after the other.
@@ -97,7 +107,9 @@ StepReport compose_step(const Scenario& s, const LayerTimes& lt, const StepOptio
   const int p = s.pp(), v = s.vpp(), m = s.micro_batches(), L = s.model.num_layers;
   if (p < 1 || v < 1 || L < 1) fail("pipeline sizes and num_layers must be >= 1");
   if (m < 1) fail("global_batch_size must be a multiple of micro_batch_size x dp");
-  if (L % (p * v) != 0) fail("num_layers must divide by pp x vpp");
+  if (!uneven_pipeline_split(s.model) && L % (p * v) != 0) fail("num_layers must divide by pp x vpp");
+  // Layers of each model chunk (Megatron's split, even or uneven); throws naming the field.
+  const std::vector<std::vector<int>> split = pipeline_split(s.model);
   StepReport r;
   r.mode = to_string(s.train.mode);
   r.attention_only = !lt.whole_layer;
@@ -107,36 +119,59 @@ StepReport compose_step(const Scenario& s, const LayerTimes& lt, const StepOptio
   const CostModel cost(s);
   const RankLayout layout = RankLayout::from_scenario(s);
   const RouteModel routes(s, cost);
-  const int layers_per_chunk = L / (p * v);
   const StepWork work = step_work(s);
+  // The stage with the most layers, and the largest chunk: the report's per-stage breakdown.
+  std::size_t busiest = 0;
+  int largest_chunk = 0;
+  std::vector<int> stage_layers;
+  for (const auto& chunks : split) {
+    int n = 0;
+    for (int c : chunks) {
+      n += c;
+      largest_chunk = std::max(largest_chunk, c);
+    }
+    stage_layers.push_back(n);
+    if (n > stage_layers[busiest]) busiest = stage_layers.size() - 1;
+  }
 
   // Elementwise kernels of one layer (model.elementwise_ops, layer_elementwise.h): outside the
   // layer graph, added to each layer's forward, recomputed forward and backward.
   const double ew_f = lt.whole_layer ? kernels_s(cost, work.layer_elementwise_forward) : 0.0;
   const double ew_b = lt.whole_layer ? kernels_s(cost, work.layer_elementwise_backward) : 0.0;
-  // Recomputation (training): the forward run again inside the backward, per chunk.
-  double recompute_chunk_s = 0;
-  int recomputed_layers = 0;   // per chunk, layers whose elementwise forward runs again
-  if (!prefill) {
+  // Recomputation (training): the forward run again inside the backward, per chunk of n layers.
+  // Returns the seconds and sets `recomputed` (layers whose elementwise forward runs again).
+  auto recompute_s = [&](int n, int& recomputed) {
+    recomputed = 0;
+    double t = 0;
+    if (prefill) return t;
     switch (s.model.recompute_granularity) {
       case RecomputeGranularity::None: break;
-      case RecomputeGranularity::Selective: recompute_chunk_s = layers_per_chunk * lt.attention_forward_s; break;
-      case RecomputeGranularity::Full: {
-        recomputed_layers = s.model.recompute_method == RecomputeMethod::Uniform
-                                ? layers_per_chunk
-                                : std::min(layers_per_chunk, std::max(1, s.model.recompute_num_layers));
-        recompute_chunk_s = recomputed_layers * lt.layer_forward_s;
+      case RecomputeGranularity::Selective: t = n * lt.attention_forward_s; break;
+      case RecomputeGranularity::Full:
+        recomputed = s.model.recompute_method == RecomputeMethod::Uniform ? n : std::min(n, std::max(1, s.model.recompute_num_layers));
+        t = recomputed * lt.layer_forward_s;
         break;
-      }
+      case RecomputeGranularity::SelectiveOp:   // every second matmul and the elementwise ops (step_work.h)
+        if (lt.whole_layer) {
+          recomputed = n;
+          t = n * kernels_s(cost, work.layer_recompute_forward);
+        }
+        break;
       case RecomputeGranularity::NonAttention:   // everything but the core attention (attention-only times: nothing)
-        recomputed_layers = layers_per_chunk;
-        recompute_chunk_s = layers_per_chunk * std::max(0.0, lt.layer_forward_s - lt.attention_forward_s);
+        recomputed = n;
+        t = n * std::max(0.0, lt.layer_forward_s - lt.attention_forward_s);
         break;
     }
-    recompute_chunk_s += recomputed_layers * ew_f;
+    return t + recomputed * ew_f;
+  };
+  // The report's recomputation and elementwise seconds: the busiest stage's chunks, one micro-batch.
+  for (int n : split[busiest]) {
+    int recomputed = 0;
+    r.recompute_s += recompute_s(n, recomputed);
+    r.elementwise_s += prefill ? n * ew_f : n * (ew_f + ew_b) + recomputed * ew_f;
   }
-  if (!prefill) r.elementwise_s = v * (layers_per_chunk * (ew_f + ew_b) + recomputed_layers * ew_f);
-  else r.elementwise_s = v * layers_per_chunk * ew_f;
+  int largest_recomputed = 0;
+  const double largest_recompute_s = recompute_s(largest_chunk, largest_recomputed);
   // Embedding (first stage), output layer and loss (last stage): step_work.h.
   const double emb_f = kernels_s(cost, work.embedding_forward);
   const double emb_b = kernels_s(cost, work.embedding_backward);
@@ -169,8 +204,8 @@ StepReport compose_step(const Scenario& s, const LayerTimes& lt, const StepOptio
   // the DP x CP group's NCCL stream, prefetched one layer ahead (parameter_sharding_s).
   const ShardingCost shard = s.ddp.shard_parameters
                                  ? parameter_sharding_s(s, cost, routes, layout, work, lt.layer_forward_s + ew_f,
-                                                        lt.layer_backward_s + ew_b + recompute_chunk_s / layers_per_chunk,
-                                                        recomputed_layers > 0 ? 2 : 1, layers_per_chunk)
+                                                        lt.layer_backward_s + ew_b + largest_recompute_s / std::max(1, largest_chunk),
+                                                        gathers_in_backward(s, largest_recomputed), largest_chunk)
                                  : ShardingCost{};
   r.fsdp_param_gather_s = shard.gather_s;
   r.fsdp_grad_reduce_s = shard.reduce_s;
@@ -192,8 +227,10 @@ StepReport compose_step(const Scenario& s, const LayerTimes& lt, const StepOptio
     double stage_b = 0;
     for (int c = 0; c < v; ++c) {
       const auto ci = static_cast<std::size_t>(c);
-      double f = layers_per_chunk * (lt.layer_forward_s + ew_f) + shard.forward_s;
-      double b = prefill ? 0.0 : layers_per_chunk * (lt.layer_backward_s + ew_b) + recompute_chunk_s + shard.backward_s;
+      const int n = split[si][ci];
+      int recomputed = 0;
+      double f = n * (lt.layer_forward_s + ew_f) + shard.forward_s;
+      double b = prefill ? 0.0 : n * (lt.layer_backward_s + ew_b) + recompute_s(n, recomputed) + shard.backward_s;
       if (st == 0 && c == 0) {
         f += emb_f;
         b += emb_b;
@@ -210,7 +247,6 @@ StepReport compose_step(const Scenario& s, const LayerTimes& lt, const StepOptio
     r.stage_forward_s = std::max(r.stage_forward_s, stage_f[si]);
     r.stage_backward_s = std::max(r.stage_backward_s, stage_b);
   }
-  r.recompute_s = v * recompute_chunk_s;
 
   double time_s = 0;
   if (prefill) {
@@ -235,7 +271,8 @@ StepReport compose_step(const Scenario& s, const LayerTimes& lt, const StepOptio
     const double ag_ring = dist ? ring_s(routes, TaskKind::AllGather, group, work.param_gather_bytes) : 0.0;
     const double ag_launch = ag_ring > 0 ? launch_s(cost, TaskKind::AllGather) : 0.0;
     r.dp_param_gather_s = ag_ring + ag_launch;
-    const int layers_per_stage = L / p;
+    // One bucket per layer of the stage whose parameters the gradient bytes count (step_work.h).
+    const int layers_per_stage = work.params_layers;
     // The pipeline alone (warm-up, steady state, cool-down, P2P transfers).
     const PipelineTimes alone = simulate_pipeline(in);
     r.pipeline_s = alone.makespan_s;
@@ -247,7 +284,7 @@ StepReport compose_step(const Scenario& s, const LayerTimes& lt, const StepOptio
     const bool rs_overlap = s.ddp.overlap_grad_reduce && rs_ring > 0;
     PipelineTimes pt = alone;
     if (rs_overlap) {
-      in.grad_buckets_per_chunk = layers_per_chunk;
+      in.grad_buckets.assign(split.begin(), split.end());
       in.grad_bucket_s = rs_ring / layers_per_stage + rs_launch;
       in.grad_bucket_load = comm_load(cost, grad_kind, group, work.grad_reduce_bytes / layers_per_stage);
       pt = simulate_pipeline(in);

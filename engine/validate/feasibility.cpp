@@ -87,7 +87,49 @@ void require_buildable_graph(const Scenario& s, const std::string& why_whole) {
                                 why_whole);
 }
 
-Diagnostics check_feasibility(const Scenario& s) {
+std::optional<FoldMemo::Entry> FoldMemo::find(const std::string& key) const {
+  std::lock_guard<std::mutex> lock(mutex_);
+  const auto it = entries_.find(key);
+  if (it == entries_.end()) return std::nullopt;
+  return it->second;
+}
+
+void FoldMemo::store(const std::string& key, Entry e) {
+  std::lock_guard<std::mutex> lock(mutex_);
+  entries_.emplace(key, std::move(e));
+}
+
+namespace {
+
+// What plan_fold reads: the fold option, the faults, and the layout's parameters
+// (RankLayout::from_scenario). Empty when there are faults (they name ranks: no sharing).
+std::string fold_key(const Scenario& s) {
+  if (!s.cluster.faults.empty()) return {};
+  std::string k = std::to_string(static_cast<int>(s.simulation.fold)) + "|" + std::to_string(s.world_size()) + "|" +
+                  std::to_string(s.cluster.gpus_per_node) + "|" + std::to_string(s.tp()) + "|" + std::to_string(s.cp()) +
+                  "|" + std::to_string(s.pp()) + "|" + s.dist.order + "|";
+  if (s.hyperparallel_cp()) {
+    k += "hp" + std::to_string(s.hyperparallel.ulysses(s.cp()));
+    for (const std::string& n : s.hyperparallel.mesh_dim_names) k += "," + n;
+  } else {
+    for (int x : s.model.hierarchical_context_parallel_sizes) k += std::to_string(x) + ",";
+  }
+  return k;
+}
+
+FoldMemo::Entry fold_of(const Scenario& s, FoldMemo* memo) {
+  const std::string key = memo != nullptr ? fold_key(s) : std::string();
+  if (!key.empty())
+    if (auto e = memo->find(key)) return *e;
+  const FoldPlan fold = plan_fold(s);
+  FoldMemo::Entry e{fold.folded, fold.simulated_ranks, fold.note};
+  if (!key.empty()) memo->store(key, e);
+  return e;
+}
+
+}  // namespace
+
+Diagnostics check_feasibility(const Scenario& s, FoldMemo* memo) {
   Diagnostics d;
   check_faults(s, d);
   if (s.cp() == 1 && s.model.seq_length % 2 != 0)
@@ -110,8 +152,9 @@ Diagnostics check_feasibility(const Scenario& s) {
   if (whole > kMaxGraphTasks) {
     // A job of identical replicas builds only one fold unit's graph (planned only here, on the rare
     // large job: it lays out every rank).
-    const FoldPlan fold = plan_fold(s);
-    const double built = fold.folded ? estimated_graph_tasks(fold.simulated) : whole;
+    // The folded graph is one unit: the same tasks per rank on fewer ranks.
+    const FoldMemo::Entry fold = fold_of(s, memo);
+    const double built = fold.folded ? whole * fold.simulated_ranks / s.world_size() : whole;
     if (built > kMaxGraphTasks) {
       std::string msg = graph_too_large(built);
       if (fold.folded) msg += " (one fold unit of " + std::to_string(fold.simulated_ranks) + " GPUs)";

@@ -5,6 +5,9 @@
 // (the graph that is simulated: one fold unit when the job folds, every rank otherwise).
 // Everything a builder or backend would refuse is refused here first, with the field's position.
 #include <cstdint>
+#include <map>
+#include <mutex>
+#include <optional>
 #include <string>
 
 #include "engine/core/diagnostics.h"
@@ -24,6 +27,26 @@ double estimated_graph_tasks(const Scenario& s);
 // `why_whole` says why every rank is built and what to do instead; it ends the message.
 void require_buildable_graph(const Scenario& s, const std::string& why_whole);
 
-Diagnostics check_feasibility(const Scenario& s);
+// The fold plans already made, by layout: whether a job folds, and into how many GPUs, depends on its
+// groups, cluster and faults (engine/fold/fold_plan.h), not on the batch, the recomputation or the
+// pipeline split, so the planner, which checks thousands of candidates per layout, plans each layout
+// once. Thread-safe.
+class FoldMemo {
+ public:
+  struct Entry {
+    bool folded = false;
+    int simulated_ranks = 0;
+    std::string note;
+  };
+  std::optional<Entry> find(const std::string& key) const;
+  void store(const std::string& key, Entry e);
+
+ private:
+  mutable std::mutex mutex_;
+  std::map<std::string, Entry> entries_;
+};
+
+// `memo`: where the fold plans of earlier calls are kept (nullptr: plan each time).
+Diagnostics check_feasibility(const Scenario& s, FoldMemo* memo = nullptr);
 
 }  // namespace hcpsim

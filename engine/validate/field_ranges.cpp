@@ -68,6 +68,10 @@ std::vector<FieldValue> values_of(const Scenario& s) {
   if (s.train.global_batch_size != 0)
     v.push_back({"train.global_batch_size", static_cast<double>(s.train.global_batch_size)});
   if (c.gpu.fp8_flops != 0) v.push_back({"cluster.gpu.fp8_tflops", c.gpu.fp8_flops});
+  if (m.decoder_first_pipeline_num_layers)
+    v.push_back({"model.decoder_first_pipeline_num_layers", static_cast<double>(*m.decoder_first_pipeline_num_layers)});
+  if (m.decoder_last_pipeline_num_layers)
+    v.push_back({"model.decoder_last_pipeline_num_layers", static_cast<double>(*m.decoder_last_pipeline_num_layers)});
   if (s.hyperparallel.ulysses_degree != 0)
     v.push_back({"hyperparallel.ulysses_degree", static_cast<double>(s.hyperparallel.ulysses_degree)});
   if (m.dsa.enabled) {
@@ -144,6 +148,8 @@ const std::vector<FieldRange>& field_ranges() {
       {"simulation.layers", 1, 4096},
       {"model.virtual_pipeline_model_parallel_size", 1, 1024},
       {"model.recompute_num_layers", 1, 4096},
+      {"model.decoder_first_pipeline_num_layers", 1, 4096},
+      {"model.decoder_last_pipeline_num_layers", 1, 4096},
       {"model.vocab_size", 1, 16777216},
       {"train.global_batch_size", 1, 16777216},
       {"cluster.gpu.fp8_tflops", 1e9, 1e18, "TFLOPS", 1e12},

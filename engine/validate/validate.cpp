@@ -8,6 +8,7 @@
 #include <sstream>
 #include <stdexcept>
 
+#include "engine/scenario/pipeline_split.h"
 #include "engine/validate/feasibility.h"
 #include "engine/validate/field_ranges.h"
 #include "engine/validate/placement_rules.h"
@@ -183,13 +184,16 @@ void check_step(const Scenario& s, Checker& c) {
             "virtual_pipeline_model_parallel_size (" + std::to_string(vpp) +
                 ") needs pipeline_model_parallel_size > 1: the interleaved schedule splits each pipeline rank's layers",
             {"remove virtual_pipeline_model_parallel_size, or set pipeline_model_parallel_size >= 2"});
-  if (m.num_layers > 0 && pp > 0 && vpp > 0 && m.num_layers % (static_cast<long long>(pp) * vpp) != 0) {
+  if (uneven_pipeline_split(m)) {
+    if (const auto pr = pipeline_split_problem(m)) c.error(pr->field, pr->message, pr->hints);
+  } else if (m.num_layers > 0 && pp > 0 && vpp > 0 && m.num_layers % (static_cast<long long>(pp) * vpp) != 0) {
     std::string valid;
     for (int v = 1; v <= m.num_layers; ++v)
       if (m.num_layers % (static_cast<long long>(pp) * v) == 0) valid += (valid.empty() ? "" : ", ") + std::to_string(v);
     std::vector<std::string> hints;
     if (!valid.empty()) hints.push_back("with pp=" + std::to_string(pp) + ", virtual_pipeline_model_parallel_size can be " + valid);
     else hints.push_back("pipeline_model_parallel_size must divide num_layers (" + std::to_string(m.num_layers) + ")");
+    hints.push_back("or split unevenly: decoder_first_pipeline_num_layers / decoder_last_pipeline_num_layers (docs/scenario.md)");
     c.error(vpp > 1 ? "model.virtual_pipeline_model_parallel_size" : "model.pipeline_model_parallel_size",
             "num_layers (" + std::to_string(m.num_layers) + ") must be divisible by pipeline_model_parallel_size x "
             "virtual_pipeline_model_parallel_size (" + std::to_string(pp) + " x " + std::to_string(vpp) + ")",
@@ -215,7 +219,12 @@ void check_step(const Scenario& s, Checker& c) {
             {"micro-batches = global_batch_size / (micro_batch_size x dp); make it a multiple of " + std::to_string(pp) +
              ", e.g. global_batch_size=" + std::to_string(static_cast<long long>(pp) * mbs * std::max(1, dp) *
                                                           std::max(1, (micro + pp - 1) / pp))});
-  const int layers_per_chunk = pp > 0 && vpp > 0 ? m.num_layers / (pp * vpp) : 0;
+  int layers_per_chunk = pp > 0 && vpp > 0 ? m.num_layers / (pp * vpp) : 0;
+  if (uneven_pipeline_split(m) && !pipeline_split_problem(m)) {   // the largest chunk of the uneven split
+    layers_per_chunk = 0;
+    for (const auto& chunks : pipeline_split(m))
+      for (int n : chunks) layers_per_chunk = std::max(layers_per_chunk, n);
+  }
   const bool full = m.recompute_granularity == RecomputeGranularity::Full;
   if (!full && s.locations.count("model.recompute_method") > 0)
     c.error("model.recompute_method", "recompute method is not yet supported for selective recomputing granularity",
@@ -268,7 +277,7 @@ Diagnostics validate(const Scenario& s) {
   return d;
 }
 
-Diagnostics validate_without_placement(const Scenario& s) {
+Diagnostics validate_without_placement(const Scenario& s, FoldMemo* memo) {
   Diagnostics ranges = check_field_ranges(s);
   if (ranges.has_errors()) return ranges;   // the rules below assume every field is in its range
   Checker c(s);
@@ -279,7 +288,7 @@ Diagnostics validate_without_placement(const Scenario& s) {
   Diagnostics d = c.take();
   d.append(validate_hyperparallel(s));
   d.append(validate_knobs(s));
-  if (!d.has_errors()) d.append(check_feasibility(s));
+  if (!d.has_errors()) d.append(check_feasibility(s, memo));
   return d;
 }
 

@@ -4,9 +4,11 @@
 // GPU count.
 #include "engine/core/diagnostics.h"
 #include "engine/scenario/scenario.h"
+#include "engine/validate/feasibility.h"
 
 namespace hcpsim {
 
-Diagnostics validate_without_placement(const Scenario& s);
+// `memo`: fold plans shared between calls (feasibility.h FoldMemo); nullptr: none.
+Diagnostics validate_without_placement(const Scenario& s, FoldMemo* memo = nullptr);
 
 }  // namespace hcpsim

@@ -9,7 +9,7 @@
 #include <cmath>
 #include <set>
 
-#include "gui/models/colors.h"
+#include "gui/charts/colors.h"
 
 namespace hcpsim::gui {
 

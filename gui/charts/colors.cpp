@@ -1,4 +1,4 @@
-#include "gui/models/colors.h"
+#include "gui/charts/colors.h"
 
 #include <cmath>
 
