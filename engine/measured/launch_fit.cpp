@@ -28,6 +28,13 @@ LaunchStat fifth_percentile(std::vector<double>& v) {
   return s;
 }
 
+// True when a kernel of the rank ended strictly inside (from, to): the kernel starting at `to` may
+// have waited for it (a stream waits on another's event), so the interval is not a launch cost.
+bool gated(const std::vector<double>& sorted_ends, double from, double to) {
+  const auto it = std::upper_bound(sorted_ends.begin(), sorted_ends.end(), from);
+  return it != sorted_ends.end() && *it < to;
+}
+
 }  // namespace
 
 LaunchOverheads fit_launch_overheads(const MeasuredRun& run) {
@@ -36,6 +43,10 @@ LaunchOverheads fit_launch_overheads(const MeasuredRun& run) {
   for (const MeasuredRank& r : run.ranks) {
     for (const MeasuredKernel& k : r.kernels)
       if (k.kind == MeasuredKind::MemoryBound) memory_bound.push_back(k.end_s - k.start_s);
+    std::vector<double> ends;
+    ends.reserve(r.kernels.size());
+    for (const MeasuredKernel& k : r.kernels) ends.push_back(k.end_s);
+    std::sort(ends.begin(), ends.end());
     std::map<std::int32_t, double> stream_end;   // CUDA stream -> end of its last kernel so far
     for (const MeasuredKernel& k : r.kernels) {  // sorted by start
       const auto it = stream_end.find(k.stream);
@@ -45,8 +56,8 @@ LaunchOverheads fit_launch_overheads(const MeasuredRun& run) {
       if (k.launch_s < 0) continue;
       const int c = is_communication(k.kind) ? 1 : 0;
       if (busy_before && k.launch_s < prev_end) {
-        if (k.start_s >= prev_end) gap[c].push_back(k.start_s - prev_end);
-      } else if (k.start_s >= k.launch_s) {
+        if (k.start_s >= prev_end && !gated(ends, prev_end, k.start_s)) gap[c].push_back(k.start_s - prev_end);
+      } else if (k.start_s >= k.launch_s && !gated(ends, k.launch_s, k.start_s)) {
         latency[c].push_back(k.start_s - k.launch_s);
       }
     }

@@ -10,7 +10,9 @@
 //   launch latency: host call start -> GPU start of a kernel launched onto an idle stream (the
 //                   previous kernel of its stream had ended when the host called).
 // The last two are medians over their samples, for compute kernels (every kind but communication)
-// and for NCCL kernels apart; kernels without a recorded launch (no runtime events) give no sample.
+// and for NCCL kernels apart; kernels without a recorded launch (no runtime events) give no sample,
+// nor does an interval inside which another kernel of the rank ended (the kernel may have waited
+// for it through an event, e.g. a collective for the gradient a compute kernel produced).
 #include <cstddef>
 
 #include "engine/measured/measured_trace.h"
@@ -23,6 +25,8 @@ struct LaunchStat {
 };
 
 constexpr std::size_t kMinTinyKernels = 20;
+// The largest launch cost a calibration file holds (its nccl_launch_s, kernel_overhead_s: [0, 10 ms)).
+constexpr double kMaxCalibratedLaunch_s = 1e-2;
 
 struct LaunchOverheads {
   LaunchStat fixed_cost;                     // samples: memory-bound kernels; 0 below kMinTinyKernels
@@ -31,5 +35,10 @@ struct LaunchOverheads {
 };
 
 LaunchOverheads fit_launch_overheads(const MeasuredRun& run);
+
+// The fixed cost has enough samples and fits a calibration file.
+inline bool fixed_cost_fitted(const LaunchOverheads& o) {
+  return o.fixed_cost.samples > 0 && o.fixed_cost.median_s < kMaxCalibratedLaunch_s;
+}
 
 }  // namespace hcpsim

@@ -78,10 +78,11 @@ class Fitter {
     const bool fp8 = s.fp8_enabled() && gpu.fp8_flops > 0;
     gemm_peak_ = fp8 ? gpu.fp8_flops : gpu.bf16_flops;
     attention_peak_ = fp8 && s.model.fp8_dot_product_attention ? gpu.fp8_flops : gpu.bf16_flops;
-    overhead_s_ = launch.fixed_cost.samples > 0 ? launch.fixed_cost.median_s : cost_.kernel_overhead_s();
+    overhead_s_ = fixed_cost_fitted(launch) ? launch.fixed_cost.median_s : cost_.kernel_overhead_s();
     const auto& e = cost_.scenario().cluster.efficiency;
     nccl_launch_s_ = e.nccl_launch_s;
-    if (e.terms.host_overheads && launch.nccl_latency.samples > 0 && !nccl_launch_stated(s))
+    if (e.terms.host_overheads && launch.nccl_latency.samples > 0 && launch.nccl_latency.median_s < kMaxCalibratedLaunch_s &&
+        !nccl_launch_stated(s))
       nccl_launch_s_ = launch.nccl_latency.median_s;
   }
   double overhead_s() const { return overhead_s_; }
@@ -328,7 +329,8 @@ TraceFitResult fit_calibration_from_trace(const Scenario& s, const MeasuredRun& 
   }
   write_tables(samples, r);
   if (!r.tables.empty()) r.calibration.kernel_overhead_s = fitter.overhead_s();
-  if (!r.tables.empty() && launch.nccl_latency.samples > 0 && !nccl_launch_stated(s))
+  if (!r.tables.empty() && s.cluster.efficiency.terms.host_overheads && launch.nccl_latency.samples > 0 &&
+      launch.nccl_latency.median_s < kMaxCalibratedLaunch_s && !nccl_launch_stated(s))
     r.calibration.nccl_launch_s = fitter.nccl_launch_s();
   r.launch = launch;
   r.calibration.hardware = "fitted from " + std::to_string(run.ranks.size()) + " ranks of " + run.format + " traces";

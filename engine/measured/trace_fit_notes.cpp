@@ -21,7 +21,10 @@ std::string us(double s) {
 void add_model_notes(const Scenario& s, const LaunchOverheads& l, TraceFitResult& r) {
   const auto& terms = s.cluster.efficiency.terms;
   const auto n = [](const LaunchStat& x) { return std::to_string(x.samples); };
-  if (l.fixed_cost.samples > 0)
+  if (l.fixed_cost.samples > 0 && !fixed_cost_fitted(l))
+    r.notes.push_back("kernel_overhead_s is the model's: the 5th percentile of memory-bound kernel durations, " +
+                      us(l.fixed_cost.median_s) + ", is beyond the 10 ms a calibration file holds");
+  else if (l.fixed_cost.samples > 0)
     r.notes.push_back("kernel_overhead_s = " + us(l.fixed_cost.median_s) + ": 5th percentile of the durations of " +
                       n(l.fixed_cost) + " memory-bound kernels (the shortest kernels: launch ramp and tail)");
   else
@@ -36,6 +39,8 @@ void add_model_notes(const Scenario& s, const LaunchOverheads& l, TraceFitResult
                                  " after their host call on an idle stream (median of " + n(l.nccl_latency) + ")";
     if (nccl_launch_stated(s)) r.notes.push_back(measured + ": not written, cluster.efficiency.nccl_launch is set in the scenario");
     else if (!terms.host_overheads) r.notes.push_back(measured + ": not written, the host_overheads term is off");
+    else if (!(l.nccl_latency.median_s < kMaxCalibratedLaunch_s))
+      r.notes.push_back(measured + ": not written, a calibration file holds at most 10 ms");
     else r.notes.push_back("nccl_launch_s: " + measured);
   }
   if (l.compute_latency.samples > 0)

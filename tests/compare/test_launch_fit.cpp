@@ -1,6 +1,8 @@
 // Launch overheads from host launch and GPU start times: queued gaps and idle-stream latencies.
 #include <gtest/gtest.h>
 
+#include <algorithm>
+
 #include "engine/measured/launch_fit.h"
 #include "engine/measured/measured_input.h"
 
@@ -26,11 +28,14 @@ TEST(LaunchFit, QueuedGapsAndIdleLatenciesByComputeAndNccl) {
   r.kernels.push_back(kernel(10, 107, 50, 7, MeasuredKind::AttentionForward));
   r.kernels.push_back(kernel(20, 160, 50, 7, MeasuredKind::MemoryBound));
   r.kernels.push_back(kernel(30, 214, 50, 7, MeasuredKind::Gemm));
-  // Stream 20: NCCL kernels launched onto an idle stream (latencies 9 and 11 us), and one whose
-  // launch was not recorded (no sample).
+  // Stream 20: NCCL kernels launched onto an idle stream (latencies 9 and 11 us); one launched at
+  // 100 us that started at 111 us, after the GEMM ended at 105 us (it may have waited for it: no
+  // sample); and one whose launch was not recorded (no sample).
   r.kernels.push_back(kernel(0, 9, 20, 20, MeasuredKind::AllGather));
   r.kernels.push_back(kernel(100, 111, 20, 20, MeasuredKind::ReduceScatter));
   r.kernels.push_back(kernel(-1, 300, 20, 20, MeasuredKind::AllGather));
+  r.kernels.push_back(kernel(400, 411, 20, 20, MeasuredKind::AllGather));
+  std::stable_sort(r.kernels.begin(), r.kernels.end(), [](const auto& x, const auto& y) { return x.start_s < y.start_s; });
   run.ranks.push_back(r);
 
   const LaunchOverheads o = fit_launch_overheads(run);
@@ -87,6 +92,18 @@ TEST(LaunchFit, PublicTraceGivesMicrosecondLaunchCosts) {
   ASSERT_GT(o.fixed_cost.samples, 0u);
   EXPECT_GT(o.fixed_cost.median_s, 0.5e-6);
   EXPECT_LT(o.fixed_cost.median_s, 10e-6);
+}
+
+// The A100 training trace's NCCL kernels wait for the gradients the compute stream produces: from host
+// call to GPU start takes up to tens of milliseconds there. Those intervals, inside which a compute
+// kernel ended, are no launch cost; what is left is microseconds.
+TEST(LaunchFit, WaitsOnOtherStreamsAreNotLaunchCosts) {
+  const MeasuredRun run = read_measured_run(
+      {std::string(HCPSIM_SOURCE_DIR) + "/tests/data/measured/hta/sampled_rank-1.json.gz"}, KernelClassifier());
+  const LaunchOverheads o = fit_launch_overheads(run);
+  ASSERT_GT(o.nccl_latency.samples, 0u);
+  EXPECT_LT(o.nccl_latency.median_s, 100e-6);
+  EXPECT_GT(o.nccl_latency.median_s, 1e-6);
 }
 
 }  // namespace
