@@ -5,7 +5,7 @@
 #include <set>
 
 #include "engine/measured/measured_input.h"
-#include "gui/models/colors.h"
+#include "gui/charts/colors.h"
 #include "gui/models/timeline_trace.h"
 
 namespace hcpsim::gui {
