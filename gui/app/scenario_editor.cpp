@@ -30,7 +30,7 @@ struct FieldSpec {
   const char* group;
   const char* path;
   const char* label;
-  enum { Int, Text, Choice, Bool } type;
+  enum { Int, OptionalInt, Text, Choice, Bool } type;   // OptionalInt: 0 shows "not set" and writes null
   const char* choices;   // Choice: '|' separated YAML values ("null": not set)
 };
 
@@ -53,7 +53,11 @@ const FieldSpec kFields[] = {
     {"model", "model.hierarchical_context_parallel_sizes", "hierarchical sizes [A,P]", FieldSpec::Text, nullptr},
     {"model", "model.pipeline_model_parallel_size", "pp", FieldSpec::Int, nullptr},
     {"model", "model.virtual_pipeline_model_parallel_size", "vpp", FieldSpec::Int, nullptr},
-    {"model", "model.recompute_granularity", "recompute", FieldSpec::Choice, "null|selective|full|non_attention"},
+    {"model", "model.decoder_first_pipeline_num_layers", "first stage layers", FieldSpec::OptionalInt, nullptr},
+    {"model", "model.decoder_last_pipeline_num_layers", "last stage layers", FieldSpec::OptionalInt, nullptr},
+    {"model", "model.account_for_embedding_in_pipeline_split", "embedding counts in the split", FieldSpec::Bool, nullptr},
+    {"model", "model.account_for_loss_in_pipeline_split", "loss counts in the split", FieldSpec::Bool, nullptr},
+    {"model", "model.recompute_granularity", "recompute", FieldSpec::Choice, "null|selective|full|non_attention|selective_op"},
     {"model", "model.recompute_method", "recompute method", FieldSpec::Choice, "uniform|block"},
     {"model", "model.recompute_num_layers", "recompute layers", FieldSpec::Int, nullptr},
     {"model", "model.elementwise_ops", "element-wise ops", FieldSpec::Choice, "fused|unfused|none"},
@@ -102,6 +106,10 @@ QString field_text(const Scenario& s, const std::string& path) {
        }},
       {"model.pipeline_model_parallel_size", [](const Scenario& x) { return QString::number(x.pp()); }},
       {"model.virtual_pipeline_model_parallel_size", [](const Scenario& x) { return QString::number(x.vpp()); }},
+      {"model.decoder_first_pipeline_num_layers", [](const Scenario& x) { return QString::number(x.model.decoder_first_pipeline_num_layers.value_or(0)); }},
+      {"model.decoder_last_pipeline_num_layers", [](const Scenario& x) { return QString::number(x.model.decoder_last_pipeline_num_layers.value_or(0)); }},
+      {"model.account_for_embedding_in_pipeline_split", [](const Scenario& x) { return yes_no(x.model.account_for_embedding_in_pipeline_split); }},
+      {"model.account_for_loss_in_pipeline_split", [](const Scenario& x) { return yes_no(x.model.account_for_loss_in_pipeline_split); }},
       {"model.recompute_granularity", [](const Scenario& x) {
          return x.model.recompute_granularity == RecomputeGranularity::None
                     ? QStringLiteral("null") : QString::fromLatin1(to_string(x.model.recompute_granularity));
@@ -139,11 +147,13 @@ QString severity_name(Severity s) {
 QWidget* ScenarioEditor::make_editor(int field, QWidget* parent) {
   const FieldSpec& f = kFields[field];
   const QString path = QString::fromLatin1(f.path);
-  if (f.type == FieldSpec::Int) {
+  if (f.type == FieldSpec::Int || f.type == FieldSpec::OptionalInt) {
     auto* sb = new QSpinBox(parent);
     sb->setRange(0, 1 << 30);
-    connect(sb, &QSpinBox::valueChanged, this, [this, path](int v) {
-      if (!updating_) set_field(path, QString::number(v));
+    const bool optional = f.type == FieldSpec::OptionalInt;
+    if (optional) sb->setSpecialValueText(tr("not set"));
+    connect(sb, &QSpinBox::valueChanged, this, [this, path, optional](int v) {
+      if (!updating_) set_field(path, optional && v == 0 ? QStringLiteral("null") : QString::number(v));
     });
     return sb;
   }

@@ -123,6 +123,13 @@ std::vector<CompareRow> compare_entries(const planning::PlanEntry& a, const plan
   field("cp_comm_type", QString::fromStdString(ca.comm_label()), QString::fromStdString(cb.comm_label()));
   field("pp", n(ca.pp), n(cb.pp));
   field("vpp", n(ca.vpp), n(cb.vpp));
+  auto layers = [](int v) { return v > 0 ? QString::number(v) : QStringLiteral("even"); };
+  field("first stage layers", layers(ca.first_stage_layers), layers(cb.first_stage_layers));
+  field("last stage layers", layers(ca.last_stage_layers), layers(cb.last_stage_layers));
+  auto in_split = [](bool emb, bool loss) {
+    return emb && loss ? QStringLiteral("embedding, loss") : emb ? QStringLiteral("embedding") : loss ? QStringLiteral("loss") : QStringLiteral("-");
+  };
+  field("counted in the split", in_split(ca.embedding_in_split, ca.loss_in_split), in_split(cb.embedding_in_split, cb.loss_in_split));
   field("dp", n(ca.dp), n(cb.dp));
   field("micro_batch_size", n(ca.mbs), n(cb.mbs));
   field("recompute", QString::fromLatin1(to_string(ca.recompute)), QString::fromLatin1(to_string(cb.recompute)));

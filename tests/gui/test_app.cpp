@@ -118,6 +118,22 @@ TEST(ScenarioEditor, FormShowsTheWholeJobSwitches) {
   EXPECT_EQ(ed.findChild<QSpinBox*>("model.vocab_size")->value(), 32000);
   EXPECT_EQ(ed.findChild<QSpinBox*>("model.kv_channels")->value(), ed.scenario()->head_dim());
   EXPECT_GT(ed.findChild<QSpinBox*>("model.kv_channels")->value(), 0);
+  // The uneven pipeline split: unset shows "not set"; a number is written, and 0 writes null (unset again).
+  auto* first = ed.findChild<QSpinBox*>("model.decoder_first_pipeline_num_layers");
+  ASSERT_NE(first, nullptr);
+  EXPECT_EQ(first->value(), 0);
+  EXPECT_EQ(first->text(), "not set");
+  ed.findChild<QSpinBox*>("cluster.nodes")->setValue(8);   // 64 GPUs: tp 2 x cp 16 x pp 2
+  ed.findChild<QSpinBox*>("model.pipeline_model_parallel_size")->setValue(2);
+  first->setValue(38);
+  EXPECT_TRUE(ed.yaml().contains("decoder_first_pipeline_num_layers: 38")) << ed.yaml().toStdString();
+  ASSERT_FALSE(ed.diagnostics().has_errors());
+  EXPECT_EQ(ed.scenario()->model.decoder_first_pipeline_num_layers, 38);
+  first->setValue(0);
+  EXPECT_TRUE(ed.yaml().contains("decoder_first_pipeline_num_layers: null")) << ed.yaml().toStdString();
+  ASSERT_FALSE(ed.diagnostics().has_errors());
+  EXPECT_FALSE(ed.scenario()->model.decoder_first_pipeline_num_layers.has_value());
+  EXPECT_NE(ed.findChild<QCheckBox*>("model.account_for_embedding_in_pipeline_split"), nullptr);
 }
 
 // Run ▸ Sweep in this process: the window stays responsive, the points arrive as rows, Cancel stops.
