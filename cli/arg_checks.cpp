@@ -1,7 +1,6 @@
 #include "cli/arg_checks.h"
 
 #include <charconv>
-#include <iostream>
 
 namespace hcpsim::cli {
 
@@ -23,15 +22,6 @@ CLI::Validator int_range(long long lo, long long hi) {
         return {};
       },
       "INT in [" + range + "]");
-}
-
-bool finish_output_file(std::ofstream& out, const std::string& path, const std::string& who) {
-  out.flush();
-  const bool ok = static_cast<bool>(out);
-  out.close();
-  if (ok && !out.fail()) return true;
-  std::cerr << who << ": error: cannot write " << path << " (disk full or not writable); the file is incomplete\n";
-  return false;
 }
 
 }  // namespace hcpsim::cli

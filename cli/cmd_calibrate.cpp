@@ -96,8 +96,9 @@ void add_calibrate_command(CLI::App& app, CliContext& ctx) {
       ->check(CLI::Range(1, 1000))
       ->capture_default_str();
   cmd->add_option("--from-trace", args->from_trace,
-                  "Fit the tables from a profiled run of the scenario instead of measuring: PyTorch profiler "
-                  "traces, folders of them or Nsight Systems SQLite exports (docs/validation.md)");
+                  "Fit the tables (attention, GEMM, send/recv and collectives by op, message and link class, launch "
+                  "overheads) from a profiled run of the scenario instead of measuring: PyTorch profiler traces, "
+                  "folders of them or Nsight Systems SQLite exports (docs/validation.md)");
   cmd->add_option("--kernel-rules", args->kernel_rules, "With --from-trace: YAML file of extra kernel classification rules");
   cmd->footer(app::format_help_footer(
       {.before = "Attention efficiency = FLOPs (docs/schedules.md, exact causal pairs) / time / nominal bf16 peak;\n"

@@ -13,10 +13,9 @@
 #include "engine/app/help_footer.h"
 #if defined(HCPSIM_HAVE_CUDA) || defined(HCPSIM_HAVE_MPI_RUNNER)
 #include <cstdlib>
-#include <iomanip>
-#include <map>
 #include <nlohmann/json.hpp>
 
+#include "engine/app/measure.h"
 #include "kernels/bf16_tile_kernels.h"
 #include "kernels/cpu_bf16_tile_device.h"
 #include "kernels/run_check.h"
@@ -24,7 +23,6 @@
 #ifdef HCPSIM_HAVE_CUDA
 #include "kernels/cuda_tile_device.h"
 #include "kernels/device.h"
-#include "engine/app/measure.h"
 #include "kernels/run_scenario.h"
 #endif
 #ifdef HCPSIM_HAVE_NCCL_RUNNER
@@ -56,30 +54,6 @@ struct RunArgs {
 };
 
 #if defined(HCPSIM_HAVE_CUDA) || defined(HCPSIM_HAVE_MPI_RUNNER)
-// Measured time per pass and task kind: tasks, summed duration, achieved TFLOP/s.
-void print_summary(const Trace& tr, std::ostream& out) {
-  struct Row {
-    std::size_t count = 0;
-    double sum_s = 0, flops = 0;
-  };
-  std::map<std::string, Row> rows;
-  for (const auto& e : tr.events) {
-    Row& r = rows[std::string(to_string(e.pass)) + " " + to_string(e.kind)];
-    ++r.count;
-    r.sum_s += e.end_s - e.start_s;
-    r.flops += e.flops;
-  }
-  out << std::left << std::setw(32) << "pass / kind" << std::right << std::setw(8) << "tasks" << std::setw(16)
-      << "sum (ms)" << std::setw(14) << "TFLOP/s" << '\n';
-  for (const auto& [k, r] : rows) {
-    out << std::left << std::setw(32) << k << std::right << std::setw(8) << r.count << std::setw(16) << std::fixed
-        << std::setprecision(3) << r.sum_s * 1e3 << std::setw(14);
-    if (r.flops > 0 && r.sum_s > 0) out << std::setprecision(1) << r.flops / r.sum_s / 1e12;
-    else out << "-";
-    out << '\n';
-  }
-}
-
 // The check's outcome, as text or in the JSON object `j`; returns the exit code (1 above the tolerance).
 int report_check(const RunArgs& a, const reference::VerifyResult& c, const std::string& tiles, nlohmann::json* j) {
   if (j) (*j)["check"] = kernels::check_report_json(c, tiles);
@@ -114,7 +88,8 @@ int run_loaded_on_cpus(const RunArgs& a, const Scenario& s, reference::TileKerne
   o.check = a.check;
   kernels::CpuBf16TileDevice cpu_bf16;
   kernels::Bf16TileKernels cpu_bf16_tiles(cpu_bf16);
-  kernels::CpuRunResult r;
+  std::optional<reference::VerifyResult> check;
+  app::Measurement m;
   try {
     if (tiles == nullptr && a.check && cpu_bf16_tiles_requested()) {
       tiles = &cpu_bf16_tiles;
@@ -123,36 +98,46 @@ int run_loaded_on_cpus(const RunArgs& a, const Scenario& s, reference::TileKerne
     o.tiles = tiles;
     o.bf16_tiles = bf16_tiles;
     o.tolerance = a.tolerance > 0 ? a.tolerance : kernels::default_check_tolerance(bf16_tiles);
-    r = kernels::run_on_cpus(s, o, a.format == "json" ? std::cerr : std::cout);
+    kernels::require_real_data_size(s, o.check, o.bf16_tiles);
+    std::ostream& log = a.format == "json" ? std::cerr : std::cout;
+    m = app::measure(
+        s,
+        [&](const TaskGraph& g, const RankLayout& layout) -> std::optional<Trace> {
+          kernels::CpuRunResult r = kernels::run_graph_on_cpus(s, g, layout, o, log);
+          check = std::move(r.check);
+          if (!r.reporting_rank) return std::nullopt;
+          return std::move(r.trace);
+        },
+        {.with_payloads = true});
   } catch (const std::exception& e) {
     std::cerr << "hcpsim run: error: " << e.what() << std::endl;
     kernels::abort_all_ranks(1);   // ends every other rank of the job (no-op without MPI)
     return 1;
   }
-  if (r.reporting_rank) {
-    if (!a.trace.empty() && !write_trace_file(r.trace, a.trace, "run")) code = 1;
+  if (m.reporting_rank) {
+    if (!a.trace.empty() && !write_trace_file(m.trace, a.trace, "run")) code = 1;
     const std::string tiles_name = tiles ? tiles->name() : "";
     if (a.format == "json") {
       nlohmann::json j;
       j["device"] = device;
-      j["scenario"] = r.trace.scenario;
-      j["ranks"] = r.trace.world_size;
-      j["tasks"] = r.trace.events.size();
+      j["scenario"] = m.trace.scenario;
+      j["ranks"] = m.trace.world_size;
+      j["tasks"] = m.trace.events.size();
       double makespan_s = 0;
-      for (const auto& e : r.trace.events) makespan_s = std::max(makespan_s, e.end_s);
+      for (const auto& e : m.trace.events) makespan_s = std::max(makespan_s, e.end_s);
       j["measured_s"] = makespan_s;
       if (!a.trace.empty() && code == 0) j["trace"] = a.trace;
-      const int check_code = r.check ? report_check(a, *r.check, tiles_name, &j) : 0;
+      const int check_code = check ? report_check(a, *check, tiles_name, &j) : 0;
       std::cout << j.dump(2) << '\n';
       code = std::max(code, check_code);
     } else {
-      print_summary(r.trace, std::cout);
+      std::cout << report_to_text(m.report);
       if (tiles)
         std::cout << "Attention tiles on " << tiles_name << "; data moves and merges on the CPU processes "
                   << "(MPI messages). Durations are wall-clock times of this check run, not GPU times.\n";
       else
         std::cout << "Durations are wall-clock times of CPU processes (real data, real messages), not GPU times.\n";
-      if (r.check) code = std::max(code, report_check(a, *r.check, tiles_name, nullptr));
+      if (check) code = std::max(code, report_check(a, *check, tiles_name, nullptr));
       if (!a.trace.empty() && code == 0) std::cout << "trace written to " << a.trace << '\n';
     }
   }
@@ -265,12 +250,16 @@ int run_on_gpus(const RunArgs& a) {
   app::Measurement m;
   try {
     if (a.emulate) {
-      m = app::measure(*loaded, [&](const TaskGraph& g) { return std::optional(kernels::emulate_on_gpu(g, o.emulate, std::cerr)); });
+      m = app::measure(*loaded, [&](const TaskGraph& g, const RankLayout&) {
+        return std::optional(kernels::emulate_on_gpu(g, o.emulate, std::cerr));
+      });
     } else {
 #ifdef HCPSIM_HAVE_NCCL_RUNNER
-      kernels::GpuRunResult r = kernels::run_distributed_scenario(*loaded, o, std::cerr);
-      m.reporting_rank = r.reporting_rank;
-      m.trace = std::move(r.trace);
+      m = app::measure(*loaded, [&](const TaskGraph& g, const RankLayout& layout) -> std::optional<Trace> {
+        Trace t = kernels::run_graph_on_gpus(*loaded, g, layout, o, std::cerr);
+        if (t.events.empty()) return std::nullopt;   // an MPI rank other than 0
+        return t;
+      });
 #else
       throw std::logic_error("multi-process GPU runs are hcpsim-mpi's");
 #endif
@@ -283,12 +272,12 @@ int run_on_gpus(const RunArgs& a) {
     return 1;
   }
   if (m.reporting_rank) {
-    if (a.emulate) {
-      std::cout << report_to_text(m.report) << "Compute durations are measured (median of " << a.iterations
+    std::cout << report_to_text(m.report);
+    if (a.emulate)
+      std::cout << "Compute durations are measured (median of " << a.iterations
                 << " runs); start times and transfer durations are placed on the graph, not measured.\n";
-    } else {
-      print_summary(m.trace, std::cout);
-    }
+    else
+      std::cout << "Durations are measured on the GPUs (CUDA events on a common clock), transfers included.\n";
     if (!a.trace.empty()) {
       if (!write_trace_file(m.trace, a.trace, "run")) code = 1;
       else std::cout << "trace written to " << a.trace << '\n';

@@ -93,12 +93,33 @@ void write_charts(const std::vector<planning::PointResult>& rs, const std::vecto
   }
 }
 
-// Under mpirun every rank runs this function with the same arguments (`job` set); rank 0 reads and
-// writes the files and prints, the others only evaluate their share of the points.
-int run_sweep_command(const SweepArgs& a, MpiJob* job) {
+// --format and --sort (the metric, `metric` once defaulted) of the final table; 0, or the exit code.
+int check_table_args(const std::string& me, const std::string& format, const std::string& metric) {
+  try {
+    (void)planning::metric_value(planning::PointResult{}, metric);
+  } catch (const std::invalid_argument& e) {
+    std::cerr << me << ": --sort: " << e.what() << '\n';
+    return 2;
+  }
+  if (format != "table" && format != "csv" && format != "json") {
+    std::cerr << me << ": --format " << format << ": valid formats are table, csv, json\n";
+    return 2;
+  }
+  return 0;
+}
+
+// A results file's name chooses its format: .csv, or .json/.jsonl (JSON lines).
+bool results_file_name_ok(const std::string& me, const std::string& out, const char* why) {
+  const std::string ext = std::filesystem::path(out).extension().string();
+  if (ext == ".csv" || ext == ".json" || ext == ".jsonl") return true;
+  std::cerr << me << ": --out " << out << ": the file name must end in .csv, .json or .jsonl (got '" << ext << "'), "
+            << why << '\n';
+  return false;
+}
+
+// FILE (a scenario or a sweep file) and the --vary axes; 0, or the exit code.
+int load_spec(const SweepArgs& a, planning::SweepSpec& spec) {
   using namespace planning;
-  const bool root = !job || job->rank() == 0;
-  const bool talk = root && !quiet();
   if (a.positional.empty()) {
     std::cerr << "hcpsim sweep: FILE is required (a scenario or a sweep file)\n";
     return 2;
@@ -108,7 +129,6 @@ int run_sweep_command(const SweepArgs& a, MpiJob* job) {
     std::cerr << "hcpsim sweep: " << file << ": no such file\n";
     return 1;
   }
-  SweepSpec spec;
   if (is_sweep_file(file)) {
     spec = load_sweep_file(file);   // throws runtime_error "FILE:LINE: ..." -> exit 1 in main
   } else {
@@ -127,33 +147,19 @@ int run_sweep_command(const SweepArgs& a, MpiJob* job) {
     return 2;
   }
   if (!a.backend.empty()) spec.backend = a.backend;
-  const std::string metric = a.sort.empty() ? spec.metric : a.sort;
-  try {
-    (void)metric_value(PointResult{}, metric);
-  } catch (const std::invalid_argument& e) {
-    std::cerr << "hcpsim sweep: --sort: " << e.what() << '\n';
-    return 2;
-  }
-  if (a.format != "table" && a.format != "csv" && a.format != "json") {
-    std::cerr << "hcpsim sweep: --format " << a.format << ": valid formats are table, csv, json\n";
-    return 2;
-  }
-  if (!a.out.empty()) {
-    const std::string ext = std::filesystem::path(a.out).extension().string();
-    if (ext != ".csv" && ext != ".json" && ext != ".jsonl") {
-      std::cerr << "hcpsim sweep: --out " << a.out << ": the file name must end in .csv, .json or .jsonl (got '"
-                << ext << "'), which chooses the format\n";
-      return 2;
-    }
-  }
+  return 0;
+}
+
+// --out, --resume, --shard and --plot; 0, or the exit code.
+int check_outputs(const SweepArgs& a, std::optional<planning::ShardSpec>& shard) {
+  if (!a.out.empty() && !results_file_name_ok("hcpsim sweep", a.out, "which chooses the format")) return 2;
   if (a.resume && a.out.empty()) {
     std::cerr << "hcpsim sweep: --resume needs --out FILE (the results file to continue)\n";
     return 2;
   }
-  std::optional<ShardSpec> shard;
   if (!a.shard.empty()) {
     try {
-      shard = parse_shard(a.shard);
+      shard = planning::parse_shard(a.shard);
     } catch (const std::invalid_argument& e) {
       std::cerr << "hcpsim sweep: " << e.what() << '\n';
       return 2;
@@ -169,28 +175,71 @@ int run_sweep_command(const SweepArgs& a, MpiJob* job) {
                  "built); reconfigure with -DHCPSIM_WITH_GUI=ON, or write --out FILE.csv and plot it elsewhere\n";
     return 1;
   }
-  // The memory column and the step time both follow each point's model.recompute_granularity;
-  // --recompute sets it for every point (as an override), never for the memory alone.
-  MemoryOptions memory;
-  std::vector<std::string> extra(a.positional.begin() + 1, a.positional.end());
-  if (!a.recompute.empty()) {
-    for (const AxisGroup& g : spec.groups)
-      for (const std::string& c : g.columns)
-        if (c == "model.recompute_granularity") {
-          std::cerr << "hcpsim sweep: --recompute " << a.recompute
-                    << " and the axis model.recompute_granularity both set the recomputation; give one of them\n";
-          return 2;
-        }
-    extra.push_back("model.recompute_granularity=" + (a.recompute == "none" ? std::string("null") : a.recompute));
-  }
+  return 0;
+}
 
+// The overrides of every point: those after FILE, and --recompute as one (the memory column and the
+// step time both follow each point's model.recompute_granularity; --recompute sets it for every
+// point, never for the memory alone). 0, or the exit code.
+int point_overrides(const SweepArgs& a, const planning::SweepSpec& spec, std::vector<std::string>& extra) {
+  extra.assign(a.positional.begin() + 1, a.positional.end());
+  if (a.recompute.empty()) return 0;
+  for (const planning::AxisGroup& g : spec.groups)
+    for (const std::string& c : g.columns)
+      if (c == "model.recompute_granularity") {
+        std::cerr << "hcpsim sweep: --recompute " << a.recompute
+                  << " and the axis model.recompute_granularity both set the recomputation; give one of them\n";
+        return 2;
+      }
+  extra.push_back("model.recompute_granularity=" + (a.recompute == "none" ? std::string("null") : a.recompute));
+  return 0;
+}
+
+planning::SweepRunOptions run_options(const SweepArgs& a, MpiJob* job, bool talk) {
+  planning::SweepRunOptions ro;
+  ro.jobs = a.jobs;
+  if (ro.jobs == 0 && job && job->ranks_on_this_node() > 1) {   // share the CPUs with the other ranks here
+    const long cpus = ::sysconf(_SC_NPROCESSORS_ONLN);
+    ro.jobs = std::max(1, static_cast<int>(cpus > 0 ? cpus : 1) / job->ranks_on_this_node());
+  }
+  ro.out_path = a.out;
+  ro.resume = a.resume;
+  ro.progress = talk ? &std::cerr : nullptr;
+  ro.progress_tty = ::isatty(STDERR_FILENO) != 0;
+  ro.point_timeout_s = a.timeout_s;
+  ro.distribution = job;
+  return ro;
+}
+
+// Exit 1 when a point failed (invalid points are results, not failures).
+int exit_code_of(const std::vector<planning::PointResult>& rs) {
+  for (const auto& r : rs)
+    if (r.status == planning::PointStatus::Error) return 1;
+  return 0;
+}
+
+// Under mpirun every rank runs this function with the same arguments (`job` set); rank 0 reads and
+// writes the files and prints, the others only evaluate their share of the points.
+int run_sweep_command(const SweepArgs& a, MpiJob* job) {
+  using namespace planning;
+  const bool root = !job || job->rank() == 0;
+  const bool talk = root && !quiet();
+  SweepSpec spec;
+  if (const int rc = load_spec(a, spec)) return rc;
+  const std::string& file = a.positional[0];
+  const std::string metric = a.sort.empty() ? spec.metric : a.sort;
+  if (const int rc = check_table_args("hcpsim sweep", a.format, metric)) return rc;
+  std::optional<ShardSpec> shard;
+  if (const int rc = check_outputs(a, shard)) return rc;
+  std::vector<std::string> extra;
+  if (const int rc = point_overrides(a, spec, extra)) return rc;
   if (!spec.backend.empty() && !check_backend_option("sweep", spec.backend)) return 2;
   const BackendRegistry& registry = app::backend_registry();
 
   std::vector<SweepPoint> points = expand_points(spec, extra);
   const std::size_t all_points = points.size();
   const std::vector<std::string> columns = sweep_columns(spec);
-  SweepRunOptions ro;
+  SweepRunOptions ro = run_options(a, job, talk);
   std::optional<ShardHeader> header;
   if (shard) {
     header = shard_header(spec, file, extra, a.recompute, *shard);
@@ -205,17 +254,6 @@ int run_sweep_command(const SweepArgs& a, MpiJob* job) {
       return 1;
     }
   }
-  ro.jobs = a.jobs;
-  if (ro.jobs == 0 && job && job->ranks_on_this_node() > 1) {   // share the CPUs with the other ranks here
-    const long cpus = ::sysconf(_SC_NPROCESSORS_ONLN);
-    ro.jobs = std::max(1, static_cast<int>(cpus > 0 ? cpus : 1) / job->ranks_on_this_node());
-  }
-  ro.out_path = a.out;
-  ro.resume = a.resume;
-  ro.progress = talk ? &std::cerr : nullptr;
-  ro.progress_tty = ::isatty(STDERR_FILENO) != 0;
-  ro.point_timeout_s = a.timeout_s;
-  ro.distribution = job;
   if (talk) {
     std::cerr << "sweep: " << points.size() << " points of " << spec.base_path
               << (spec.backend.empty() ? "" : " with backend " + spec.backend);
@@ -223,10 +261,9 @@ int run_sweep_command(const SweepArgs& a, MpiJob* job) {
     if (job && job->size() > 1) std::cerr << " on " << job->size() << " MPI ranks, " << ro.jobs << " workers each";
     std::cerr << '\n';
   }
-  const std::string base = spec.base_path;
-  const std::string backend = spec.backend;
+  const MemoryOptions memory;
   const SweepOutcome outcome = run_sweep(points, columns, [&](const SweepPoint& p) {
-    return evaluate_point(base, p, backend, registry, memory);
+    return evaluate_point(spec.base_path, p, spec.backend, registry, memory);
   }, ro);
   if (!root) return 0;
   if (outcome.resumed > 0 && talk)
@@ -241,19 +278,12 @@ int run_sweep_command(const SweepArgs& a, MpiJob* job) {
     sort_results(rs, metric);
     write_charts(rs, columns, metric, spec.base_path, a.plot);
   }
-  for (const auto& r : outcome.results)
-    if (r.status == PointStatus::Error) return 1;
-  return 0;
+  return exit_code_of(outcome.results);
 }
 
 int run_merge_command(const MergeArgs& a) {
   using namespace planning;
-  const std::string ext = std::filesystem::path(a.out).extension().string();
-  if (ext != ".csv" && ext != ".json" && ext != ".jsonl") {
-    std::cerr << "hcpsim sweep merge: --out " << a.out << ": the file name must end in .csv, .json or .jsonl (got '"
-              << ext << "'), like the part files\n";
-    return 2;
-  }
+  if (!results_file_name_ok("hcpsim sweep merge", a.out, "like the part files")) return 2;
   if (a.format != "table" && a.format != "csv" && a.format != "json") {
     std::cerr << "hcpsim sweep merge: --format " << a.format << ": valid formats are table, csv, json\n";
     return 2;
@@ -280,20 +310,13 @@ int run_merge_command(const MergeArgs& a) {
     return 2;
   }
   const std::string metric = a.sort.empty() ? m.metric : a.sort;
-  try {
-    (void)metric_value(PointResult{}, metric);
-  } catch (const std::invalid_argument& e) {
-    std::cerr << "hcpsim sweep merge: --sort: " << e.what() << '\n';
-    return 2;
-  }
+  if (const int rc = check_table_args("hcpsim sweep merge", a.format, metric)) return rc;
   write_results_file(a.out, m.results, m.columns);
   if (!quiet())
     std::cerr << "sweep merge: " << m.shards << " shards, " << m.results.size() << " points written to " << a.out
               << '\n';
   print_results(m.results, m.columns, metric, a.format);
-  for (const auto& r : m.results)
-    if (r.status == PointStatus::Error) return 1;
-  return 0;
+  return exit_code_of(m.results);
 }
 
 }  // namespace

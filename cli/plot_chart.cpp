@@ -11,7 +11,7 @@
 #include <cstdlib>
 #include <memory>
 
-#include "gui/models/sweep_chart_builder.h"
+#include "gui/charts/sweep_chart_builder.h"
 #endif
 
 namespace hcpsim::cli {

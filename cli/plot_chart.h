@@ -1,6 +1,6 @@
 #pragma once
 // --plot: draws a ChartData offscreen into a PNG or SVG file with the GUI's chart renderer
-// (gui/models/sweep_chart_builder.h), so the command line and the GUI draw the same chart.
+// (gui/charts/sweep_chart_builder.h), so the command line and the GUI draw the same chart.
 #include <string>
 
 #include "engine/planning/sweep_chart.h"

@@ -5,8 +5,6 @@
 #include <stdexcept>
 #include <string>
 
-#include "engine/layout/rank_layout.h"
-#include "engine/schedule/build.h"
 #include "kernels/call_plan.h"
 #include "kernels/cpu_device.h"
 #include "kernels/mpi_comm.h"
@@ -43,12 +41,8 @@ Tensor<double> take_tensor(const std::vector<char>& in, std::size_t& pos) {
 
 }  // namespace
 
-CpuRunResult run_on_cpus(const Scenario& s, const CpuRunOptions& o, std::ostream& log) {
-  require_real_data_size(s, o.check, o.bf16_tiles);
-  const RankLayout layout = RankLayout::from_scenario(s);
-  GraphOptions go = graph_options_from(s);
-  go.with_payloads = true;
-  go.whole_layer = false;   // GEMMs and TP collectives carry no payloads
+CpuRunResult run_graph_on_cpus(const Scenario& s, const TaskGraph& g, const RankLayout& layout, const CpuRunOptions& o,
+                               std::ostream& log) {
   if (!launched_by_mpi() && layout.world_size() > 1)
     throw std::runtime_error("the scenario has " + std::to_string(layout.world_size()) +
                              " ranks: start one process per rank with `mpirun -np " +
@@ -60,7 +54,6 @@ CpuRunResult run_on_cpus(const Scenario& s, const CpuRunOptions& o, std::ostream
     throw std::runtime_error(who + ": the scenario has " + std::to_string(layout.world_size()) + " ranks but " +
                              std::to_string(w.size) + " processes were started (mpirun -np " +
                              std::to_string(layout.world_size()) + ")");
-  const TaskGraph g = build_task_graph(s, layout, go);
   const auto problems = check_call_plan(g, layout, build_call_plan(g));
   if (!problems.empty()) throw std::runtime_error(who + ": the call plan would hang: " + problems.front());
   MpiComm comm;

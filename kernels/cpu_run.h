@@ -8,6 +8,8 @@
 #include <iosfwd>
 #include <optional>
 
+#include "engine/graph/task_graph.h"
+#include "engine/layout/rank_layout.h"
 #include "engine/reference/tile_kernels.h"
 #include "engine/reference/verify.h"
 #include "engine/scenario/scenario.h"
@@ -33,9 +35,11 @@ struct CpuRunResult {
   std::optional<reference::VerifyResult> check;  // on rank 0 with options.check
 };
 
-// Size limits: require_real_data_size (run_check.h).
-// Throws std::runtime_error with the whole message (naming the rank, and the task when one
-// failed); the caller ends the job (abort_all_ranks) so that the other ranks stop too.
-CpuRunResult run_on_cpus(const Scenario& s, const CpuRunOptions& options, std::ostream& log);
+// Runs `g`, the scenario's graph with payloads on `layout` (app::measure with payloads builds it),
+// as this MPI process's rank. The caller checks the size limits first (require_real_data_size,
+// run_check.h). Throws std::runtime_error with the whole message (naming the rank, and the task
+// when one failed); the caller ends the job (abort_all_ranks) so that the other ranks stop too.
+CpuRunResult run_graph_on_cpus(const Scenario& s, const TaskGraph& g, const RankLayout& layout,
+                               const CpuRunOptions& options, std::ostream& log);
 
 }  // namespace hcpsim::kernels

@@ -8,7 +8,6 @@
 #include <stdexcept>
 #include <string>
 
-#include "engine/schedule/build.h"
 #include "kernels/call_plan.h"
 #include "kernels/cuda_check.h"
 #include "kernels/cuda_device.h"
@@ -65,16 +64,13 @@ Trace run_distributed(const TaskGraph& g, const RankLayout& layout, const Distri
   }
 }
 
-GpuRunResult run_distributed_scenario(const Scenario& s, const GpuRunOptions& o, std::ostream& log) {
+Trace run_graph_on_gpus(const Scenario& s, const TaskGraph& g, const RankLayout& layout, const GpuRunOptions& o,
+                        std::ostream& log) {
   std::string why;
   if (cuda_device_count(&why) == 0)
     throw std::runtime_error("no CUDA device found (" + why +
                              "); run this on a machine with an NVIDIA GPU, `mpirun -np N hcpsim run FILE --device cpu` "
                              "on CPU processes, or `hcpsim simulate` for a prediction");
-  const RankLayout layout = RankLayout::from_scenario(s);
-  GraphOptions go = graph_options_from(s);
-  go.with_payloads = false;
-  const TaskGraph g = build_task_graph(s, layout, go);
   if (!launched_by_mpi() && g.world_size > 1)
     throw std::runtime_error("the scenario has " + std::to_string(g.world_size) +
                              " ranks: start one process per GPU with `mpirun -np " + std::to_string(g.world_size) +
@@ -86,11 +82,7 @@ GpuRunResult run_distributed_scenario(const Scenario& s, const GpuRunOptions& o,
   d.seed = o.emulate.seed;
   d.timeout_s = o.timeout_s;
   d.gpus_per_node = s.cluster.gpus_per_node;
-  GpuRunResult r;
-  r.trace = run_distributed(g, layout, d, log);
-  r.reporting_rank = !r.trace.events.empty();
-  if (r.trace.scenario.empty()) r.trace.scenario = s.name;
-  return r;
+  return run_distributed(g, layout, d, log);
 }
 
 }  // namespace hcpsim::kernels

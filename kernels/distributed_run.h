@@ -36,8 +36,11 @@ int select_local_gpu(int devices, int world_rank = -1);
 Trace run_distributed(const TaskGraph& g, const RankLayout& layout, const DistributedOptions& options,
                       std::ostream& log);
 
-// The scenario's graph (no payloads) run by run_distributed. Throws with the whole message when
-// there is no GPU or when a multi-rank scenario was not started by an MPI launcher.
-GpuRunResult run_distributed_scenario(const Scenario& s, const GpuRunOptions& options, std::ostream& log);
+// `g`, the scenario's graph (no payloads) on `layout` that app::measure builds, run by
+// run_distributed: the whole trace on MPI rank 0, an empty one elsewhere. Throws with the whole
+// message when there is no GPU, when a multi-rank scenario was not started by an MPI launcher, or
+// when the call plan would hang.
+Trace run_graph_on_gpus(const Scenario& s, const TaskGraph& g, const RankLayout& layout, const GpuRunOptions& options,
+                        std::ostream& log);
 
 }  // namespace hcpsim::kernels

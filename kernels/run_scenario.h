@@ -16,11 +16,6 @@ struct GpuRunOptions {
   EmulateOptions emulate;
 };
 
-struct GpuRunResult {
-  Trace trace;                  // the measured trace (empty on MPI ranks other than 0)
-  bool reporting_rank = true;   // false on MPI ranks other than 0: they print and write nothing
-};
-
 // Emulates every rank of `g` on GPU 0. Throws std::runtime_error with the whole message when there
 // is no GPU or when the run fails. `log` receives device descriptions and progress.
 Trace emulate_on_gpu(const TaskGraph& g, const EmulateOptions& options, std::ostream& log);

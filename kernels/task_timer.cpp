@@ -132,12 +132,6 @@ TaskTimer::~TaskTimer() {
   }
 }
 
-std::size_t TaskTimer::device_bytes() const {
-  const Impl& m = *impl_;
-  return m.q.bytes + m.k.bytes + m.v.bytes + m.o.bytes + m.dout.bytes + m.dq.bytes + m.dk.bytes +
-         m.dv.bytes + m.lse.bytes + m.ws.bytes + m.copy_src.bytes + m.copy_dst.bytes;
-}
-
 void TaskTimer::prepare(const Task& t, cudaStream_t stream) {
   if (t.kind != TaskKind::AttentionBackward) return;
   Impl& m = *impl_;

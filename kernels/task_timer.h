@@ -44,7 +44,6 @@ class TaskTimer {
   void prepare(const Task& t, cudaStream_t stream);
   // Runs `t` `warmup` times, then `iterations` times between events; returns the median seconds.
   double time_task(const Task& t, int warmup, int iterations, cudaStream_t stream);
-  std::size_t device_bytes() const;
 
  private:
   struct Impl;

@@ -25,6 +25,7 @@ namespace {
 
 using detail::CaseReader;
 using detail::join;
+using hcpsim::detail::node_kind;
 
 const std::vector<std::string> kCommonKeys{"name",  "kind",  "role",    "source", "setup",   "notes",
                                            "metric", "measured", "measured_trace", "group", "backend"};
@@ -111,7 +112,7 @@ void read_collective(CaseReader& r, const YAML::Node& root, AccuracyCase& c) {
   if (!cl.IsDefined() || cl.IsNull()) {
     r.error(root, "cluster", "missing required field 'cluster'", {"cluster: {preset: dgx-h100, nodes: 1}"});
   } else if (!cl.IsMap()) {
-    r.error(cl, "cluster", std::string("expected a mapping (a scenario cluster: section), found ") + CaseReader::kind_of(cl));
+    r.error(cl, "cluster", std::string("expected a mapping (a scenario cluster: section), found ") + node_kind(cl));
   }
   const YAML::Node co = root["collective"];
   if (!co.IsDefined() || co.IsNull()) {
@@ -156,7 +157,7 @@ void read_scenario(CaseReader& r, const YAML::Node& root, AccuracyCase& c) {
               {"the path is relative to the folder of this case file"});
     c.scenario.path = p.string();
   } else if (!sc.IsMap()) {
-    r.error(sc, "scenario", std::string("expected a file path or a scenario mapping, found ") + CaseReader::kind_of(sc));
+    r.error(sc, "scenario", std::string("expected a file path or a scenario mapping, found ") + node_kind(sc));
   }
   // The attention kernel family the measured run used (validation/published/README.md): the cost
   // model's `cluster.efficiency.attention_kernel`, applied before the case's own overrides.
@@ -166,7 +167,7 @@ void read_scenario(CaseReader& r, const YAML::Node& root, AccuracyCase& c) {
   const YAML::Node ov = root["overrides"];
   if (!ov.IsDefined() || ov.IsNull()) return;
   if (!ov.IsMap()) {
-    r.error(ov, "overrides", std::string("expected a mapping of key.path: value, found ") + CaseReader::kind_of(ov),
+    r.error(ov, "overrides", std::string("expected a mapping of key.path: value, found ") + node_kind(ov),
             {"overrides: {model.context_parallel_size: 8}"});
     return;
   }
@@ -224,7 +225,7 @@ AccuracyCase load_case_text(const std::string& text, const std::string& file) {
   const YAML::Node& root = parsed;   // const: lookups of absent keys must not add them
   CaseReader r(diags, c);
   if (!root.IsMap()) {
-    r.error(root, "", std::string("a case is a YAML mapping, found ") + CaseReader::kind_of(root),
+    r.error(root, "", std::string("a case is a YAML mapping, found ") + node_kind(root),
             {"see validation/published/README.md for the fields"});
     fail();
   }

@@ -1,7 +1,8 @@
 #pragma once
-// Internal to the case loader: typed reads of one case mapping with yaml-cpp. Each getter records
-// an error (FILE:LINE:COL from the node's mark, the dotted field, what is valid) and returns nullopt
-// when the value is present but wrong; `required` getters also report a missing key.
+// Internal to the case loader: typed reads of one case mapping, through the scenario loader's YAML
+// reader (engine/scenario/yaml_reader.h). Each getter records an error (FILE:LINE:COL from the
+// node's mark, the dotted field, what is valid) and returns nullopt when the value is present but
+// wrong; `required` getters also report a missing key.
 #include <yaml-cpp/yaml.h>
 
 #include <cstdint>
@@ -12,19 +13,22 @@
 
 #include "engine/accuracy/accuracy_case.h"
 #include "engine/core/diagnostics.h"
+#include "engine/scenario/yaml_reader.h"
 
 namespace hcpsim::accuracy::detail {
 
 class CaseReader {
  public:
   // Errors go to `d`; field positions are recorded in c.locations.
-  CaseReader(Diagnostics& d, AccuracyCase& c) : diags_(d), case_(c) {}
+  CaseReader(Diagnostics& d, AccuracyCase& c) : yaml_(d, &c.locations, {}) {}
 
   // The case's kind, named in messages about keys of another kind.
   void set_kind(const std::string& kind) { kind_ = kind; }
 
   // Records an error at `n`'s mark, or at the recorded position of `path` when `n` has none.
-  void error(const YAML::Node& n, const std::string& path, std::string message, std::vector<std::string> hints = {});
+  void error(const YAML::Node& n, const std::string& path, std::string message, std::vector<std::string> hints = {}) {
+    yaml_.error(n, path, std::move(message), std::move(hints));
+  }
 
   // Checks that `n` is a mapping with only `allowed` keys (plus `other_kind` keys, which get a
   // message naming the kind they belong to); records each key's position. False when not a map.
@@ -44,10 +48,7 @@ class CaseReader {
                               bool required);
 
   // Records the position of `n` as the position of field `path`.
-  void record(const YAML::Node& n, const std::string& path);
-
-  // "a mapping", "a list", "nothing", "a value"
-  static const char* kind_of(const YAML::Node& n);
+  void record(const YAML::Node& n, const std::string& path) { yaml_.record_item(n, path); }
 
  private:
   // A key that is present (and not null), with its dotted path.
@@ -57,18 +58,8 @@ class CaseReader {
   };
   // map[key] when present; records "missing required field" when it is absent and `required`.
   std::optional<Field> field(const YAML::Node& map, const std::string& parent, const std::string& key, bool required);
-  // The field's value as T; records "expected WHAT, found ..." when it is not one value of that type.
-  template <typename T>
-  std::optional<T> decode(const Field& f, const char* what) {
-    T v{};
-    if (f.node.IsScalar() && YAML::convert<T>::decode(f.node, v)) return v;
-    wrong_type(f, what);
-    return std::nullopt;
-  }
-  void wrong_type(const Field& f, const char* what);
 
-  Diagnostics& diags_;
-  AccuracyCase& case_;
+  hcpsim::detail::YamlReader yaml_;
   std::string kind_ = "?";
 };
 

@@ -2,18 +2,18 @@
 
 #include <chrono>
 
-#include "engine/layout/rank_layout.h"
 #include "engine/schedule/build.h"
 
 namespace hcpsim::app {
 
-Measurement measure(const Scenario& s, const GraphRunner& runner) {
+Measurement measure(const Scenario& s, const GraphRunner& runner, const MeasureOptions& options) {
   const RankLayout layout = RankLayout::from_scenario(s);
   GraphOptions go = graph_options_from(s);
-  go.with_payloads = false;
+  go.with_payloads = options.with_payloads;
+  if (options.with_payloads) go.whole_layer = false;   // GEMMs and TP collectives carry no payloads
   const TaskGraph g = build_task_graph(s, layout, go);
   const auto t0 = std::chrono::steady_clock::now();
-  std::optional<Trace> trace = runner(g);
+  std::optional<Trace> trace = runner(g, layout);
   Measurement m;
   if (!trace) {
     m.reporting_rank = false;

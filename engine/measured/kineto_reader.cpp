@@ -147,7 +147,9 @@ class KinetoSax : public nlohmann::json_sax<json> {
       correlation.push_back(ev_.correlation >= 0 ? static_cast<std::int64_t>(ev_.correlation) : -1);
     } else if (ev_.cat == "cuda_runtime" || ev_.cat == "cuda_driver" || ev_.cat == "Runtime") {
       if (ev_.correlation > 0) launches[static_cast<std::int64_t>(ev_.correlation)] = start_s;
-    } else if (ev_.cat == "user_annotation" || ev_.cat == "gpu_user_annotation") {
+    } else if (ev_.cat == "user_annotation" || ev_.cat == "gpu_user_annotation" ||
+               ((ev_.cat == "Operator" || ev_.cat == "cpu_op") && ev_.name.rfind("ProfilerStep#", 0) == 0)) {
+      // PyTorch 1.8 records ProfilerStep#N as an operator; other operators are not ranges.
       ProfiledRange r;
       if (!parse_profiled_range(ev_.name, r)) return;
       r.start_s = start_s;

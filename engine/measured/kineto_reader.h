@@ -2,7 +2,8 @@
 // Reader of PyTorch profiler (Kineto) traces: the Chrome-trace JSON torch.profiler writes, plain or
 // gzip, streamed with a fixed buffer (a trace of any size is never held as a document). Keeps GPU
 // work (cat kernel, gpu_memcpy, gpu_memset), host launches (cuda_runtime / cuda_driver, for their
-// correlation ids) and step / pass ranges (user_annotation, gpu_user_annotation).
+// correlation ids and times) and step / pass ranges (user_annotation, gpu_user_annotation, and
+// ProfilerStep#N operators as PyTorch 1.8 records them).
 #include <cstdint>
 #include <string>
 #include <vector>

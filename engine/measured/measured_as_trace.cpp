@@ -15,7 +15,8 @@ namespace {
 constexpr TaskId kFirstMeasuredTaskId = 0x80000000u;
 }  // namespace
 
-Trace measured_step_as_trace(const MeasuredRun& run, int step, std::size_t* left_out) {
+Trace measured_step_as_trace(const MeasuredRun& run, int step, std::size_t* left_out,
+                             std::vector<MeasuredOnlyEvent>* others) {
   Trace t;
   t.scenario = "measured: " + std::to_string(run.ranks.size()) + " ranks of " + run.format + " traces, step " +
                std::to_string(step + 1);
@@ -34,22 +35,22 @@ Trace measured_step_as_trace(const MeasuredRun& run, int step, std::size_t* left
       const auto& k = r.kernels[i];
       if (!whole && k.step != step) continue;
       found = true;
-      if (static_cast<int>(k.kind) >= kTaskKindCount) {
-        ++dropped;
-        continue;
-      }
+      const bool task_kind = static_cast<int>(k.kind) < kTaskKindCount;
+      if (!task_kind) ++dropped;
+      if (!task_kind && !others) continue;
       TraceEvent e;
-      e.task = kFirstMeasuredTaskId + static_cast<TaskId>(t.events.size());
+      e.task = kFirstMeasuredTaskId + static_cast<TaskId>(t.events.size() + (others ? others->size() : 0));
       e.rank = r.rank;
       const auto s = r.streams.find(k.stream);
       e.stream = s == r.streams.end() ? Stream::Main : s->second;
-      e.kind = static_cast<TaskKind>(k.kind);
+      if (task_kind) e.kind = static_cast<TaskKind>(k.kind);
       e.pass = k.pass == MeasuredPass::Backward ? Pass::Backward : Pass::Forward;
       e.start_s = k.start_s - origin;
       e.end_s = k.end_s - origin;
       e.bytes = k.bytes;
       e.name = run.names[k.name];
-      t.events.push_back(std::move(e));
+      if (task_kind) t.events.push_back(std::move(e));
+      else others->push_back({std::move(e), k.kind});
     }
   }
   if (!found) throw std::invalid_argument("the measured run has no profiled step " + std::to_string(step + 1));

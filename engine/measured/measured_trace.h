@@ -45,6 +45,7 @@ struct MeasuredKernel {
   MeasuredKind kind = MeasuredKind::Other;
   MeasuredPass pass = MeasuredPass::Unknown;
   double bytes = 0;              // message bytes when the profiler recorded them (NCCL), else 0
+  double launch_s = -1;          // start of the host call that launched it (same clock); -1: not recorded
 };
 
 struct MeasuredRank {

@@ -102,7 +102,7 @@ void assign_profiled_ranges(MeasuredRank& r, std::vector<ProfiledRange> ranges,
     auto& k = r.kernels[i];
     double launch_s = k.start_s;
     if (i < correlation.size() && correlation[i] >= 0) {
-      if (auto it = launches.find(correlation[i]); it != launches.end()) launch_s = it->second;
+      if (auto it = launches.find(correlation[i]); it != launches.end()) launch_s = k.launch_s = it->second;
     }
     if (const auto* s = holder(sg, sh, k.start_s, launch_s)) k.step = step_index.at(s->step);
     if (k.kind == MeasuredKind::AttentionForward) k.pass = MeasuredPass::Forward;

@@ -28,7 +28,7 @@ using LaunchTimes = std::unordered_map<std::int64_t, double>;
 // Sorts kernels by start, keeping `correlation` (one per kernel) alongside.
 void sort_kernels_by_start(std::vector<MeasuredKernel>& kernels, std::vector<std::int64_t>& correlation);
 
-// Sets MeasuredKernel::step and ::pass of every kernel of `r` (kernels sorted by start;
+// Sets MeasuredKernel::step, ::pass and ::launch_s of every kernel of `r` (kernels sorted by start;
 // `correlation[i]` belongs to kernel i, -1 when unknown). A kernel is in the step (pass) whose GPU
 // range holds its start, else whose host range holds its launch; attention kernels keep the pass
 // their kind says. Steps are numbered 0.. in the profiler's order; r.steps is their count.

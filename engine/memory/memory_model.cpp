@@ -3,7 +3,6 @@
 #include "engine/memory/hp_attention_memory.h"
 
 #include <algorithm>
-#include <cstdio>
 #include <stdexcept>
 
 #include "engine/core/enum_names.h"
@@ -13,7 +12,6 @@
 namespace hcpsim {
 namespace {
 
-constexpr double kGiB = 1024.0 * 1024.0 * 1024.0;
 constexpr double kLseBytes = 4.0;   // FlashAttention keeps the softmax log-sum-exp in fp32
 
 int ffn_of(const Scenario& s) {
@@ -86,6 +84,9 @@ Recompute recompute_of(const Scenario& s, const MemoryOptions& o) {
     case RecomputeGranularity::Full: return Recompute::Full;
     // One checkpoint per layer (the attention output instead of the layer input): Full's footprint.
     case RecomputeGranularity::NonAttention: return Recompute::Full;
+    // torchtitan's op-level policy keeps the attention and most matmul outputs and drops the
+    // elementwise ones: counted as Megatron's selective footprint (an approximation).
+    case RecomputeGranularity::SelectiveOp: return Recompute::Selective;
   }
   return Recompute::None;
 }
@@ -255,27 +256,6 @@ MemoryEstimate estimate_memory(const Scenario& s, const MemoryOptions& o) {
   m.capacity_bytes = s.cluster.gpu.memory_bytes;
   m.fits = m.total_bytes <= m.capacity_bytes;
   return m;
-}
-
-std::vector<std::string> describe_memory(const MemoryEstimate& m) {
-  std::vector<std::string> lines;
-  auto add = [&lines](const char* what, double bytes) {
-    char buf[96];
-    std::snprintf(buf, sizeof buf, "%-22s %9.2f GiB", what, bytes / kGiB);
-    lines.emplace_back(buf);
-  };
-  add("weights", m.weights_bytes);
-  add("gradients (fp32)", m.gradients_bytes);
-  add("optimizer states", m.optimizer_bytes);
-  add("activations", m.activations_bytes);
-  add("logits + loss", m.logits_bytes);
-  if (m.kv_cache_bytes > 0) add("kv cache", m.kv_cache_bytes);
-  add("cp attention buffers", m.cp_buffers_bytes);
-  add("reserved", m.reserved_bytes);
-  add("total", m.total_bytes);
-  add("capacity", m.capacity_bytes);
-  lines.emplace_back(m.fits ? "fits: yes" : "fits: NO (exceeds GPU memory)");
-  return lines;
 }
 
 namespace {

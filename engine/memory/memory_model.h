@@ -68,9 +68,6 @@ Recompute recompute_of(const Scenario& s, const MemoryOptions& o = {});
 // std::invalid_argument on zero sizes.
 MemoryEstimate estimate_memory(const Scenario& s, const MemoryOptions& o = {});
 
-// Human-readable lines "weights 12.3 GiB" etc. for reports.
-std::vector<std::string> describe_memory(const MemoryEstimate& m);
-
 // Parses "none" | "selective" | "full"; throws std::invalid_argument listing the valid names.
 Recompute parse_recompute(const std::string& name);
 const char* to_string(Recompute r);

@@ -78,13 +78,13 @@ Verdict check_one(const Scenario& base, const PlanCandidate& c, int gpus, const 
   return v;
 }
 
-void count_miss(PlanOutcome& out, const PlanCandidate& c, double bytes, double capacity) {
+void count_miss(PlanOutcome& out, const PlanCandidate& c, double bytes, double capacity, std::size_t keep) {
   ++out.out_of_memory;
   auto& m = out.closest_misses;
   const auto at = std::find_if(m.begin(), m.end(), [&](const PlanMiss& x) { return bytes < x.total_bytes; });
-  if (at == m.end() && m.size() >= 3) return;
-  m.insert(at, PlanMiss{c, bytes, capacity});
-  if (m.size() > 3) m.pop_back();
+  if (at == m.end() && m.size() >= keep) return;
+  m.insert(at, PlanMiss{c, bytes, capacity, std::nullopt});
+  if (m.size() > keep) m.pop_back();
 }
 
 }  // namespace
@@ -141,7 +141,7 @@ CheckedCandidates check_candidates(const Scenario& base, const std::vector<PlanC
       ++out.invalid_reasons[v.why];
     } else if (v.kind == Kind::OutOfMemory) {
       ++out.out_of_memory_reasons[v.why];
-      count_miss(out, all[i], v.bytes, capacity);
+      count_miss(out, all[i], v.bytes, capacity, options.misses);
     }
     if (v.kind == Kind::Kept) c.kept.push_back({i, std::move(v.memory)});
   }
@@ -149,7 +149,7 @@ CheckedCandidates check_candidates(const Scenario& base, const std::vector<PlanC
 }
 
 std::optional<std::size_t> count_verdict(const std::string& line, const std::vector<PlanCandidate>& all,
-                                         double capacity_bytes, PlanOutcome& out) {
+                                         double capacity_bytes, std::size_t keep_misses, PlanOutcome& out) {
   nlohmann::json j;
   try {
     j = nlohmann::json::parse(line);
@@ -163,7 +163,7 @@ std::optional<std::size_t> count_verdict(const std::string& line, const std::vec
     ++out.invalid_reasons[j.at("invalid").get<std::string>()];
   } else if (j.contains("oom")) {
     ++out.out_of_memory_reasons[j.at("oom").get<std::string>()];
-    count_miss(out, all[i], j.value("bytes", 0.0), capacity_bytes);
+    count_miss(out, all[i], j.value("bytes", 0.0), capacity_bytes, keep_misses);
   } else {
     return i;
   }

@@ -29,10 +29,10 @@ CheckedCandidates check_candidates(const Scenario& base, const std::vector<PlanC
                                    const std::vector<std::size_t>& which, int gpus, const PlanOptions& options,
                                    const ScenarioValidator& validate, PlanOutcome& out, bool root);
 
-// Rank 0: counts a verdict line of another rank into `out`; returns the candidate index when it
+// Rank 0: counts a verdict line of another rank into `out` (keeping at most `keep_misses` closest misses); returns the candidate index when it
 // names a kept candidate. Throws std::runtime_error on a malformed line.
 std::optional<std::size_t> count_verdict(const std::string& line, const std::vector<PlanCandidate>& all,
-                                         double capacity_bytes, PlanOutcome& out);
+                                         double capacity_bytes, std::size_t keep_misses, PlanOutcome& out);
 
 // Calls fn(k) for every k < n on `threads` threads (1: here, in order).
 void for_each_index(std::size_t n, int threads, const std::function<void(std::size_t)>& fn);

@@ -38,7 +38,7 @@ std::vector<KeptCandidate> share_kept(const Scenario& base, const std::vector<Pl
     std::set<std::size_t> keep;
     for (const KeptCandidate& k : c.kept) keep.insert(k.index);
     for (const std::string& line : received)
-      if (const auto i = count_verdict(line, all, base.cluster.gpu.memory_bytes, out)) keep.insert(*i);
+      if (const auto i = count_verdict(line, all, base.cluster.gpu.memory_bytes, options.misses, out)) keep.insert(*i);
     kept_index.assign(keep.begin(), keep.end());   // ascending: the order of a single process
   }
   kept_index = decode_indices(dist.broadcast(root ? encode_indices(kept_index) : std::string()));
@@ -173,6 +173,20 @@ std::vector<PlanEntry> rank_entries(const Scenario& base, const std::vector<Plan
   return best;
 }
 
+// The kept closest misses predicted like the fitting layouts, with their memory and fits = false.
+void predict_misses(const Scenario& base, int gpus, const PlanOptions& options, const ScenarioPredictor& predict,
+                    PlanOutcome& out) {
+  for_each_index(out.closest_misses.size(), options.threads, [&](std::size_t k) {
+    PlanMiss& m = out.closest_misses[k];
+    PointResult r = predict_one(predict, apply_candidate(base, m.candidate, gpus));
+    r.metrics.memory_per_gpu_bytes = m.total_bytes;
+    r.fits = false;
+    r.labels = {m.candidate.label()};
+    r.comm_type = m.candidate.comm_label();
+    m.result = std::move(r);
+  });
+}
+
 // Where pure a2a stops: cp must divide the KV heads per TP rank.
 std::string pure_a2a_note(const Scenario& base, int gpus) {
   const int g = base.model.num_query_groups > 0 ? base.model.num_query_groups : base.model.num_attention_heads;
@@ -233,6 +247,7 @@ PlanOutcome plan(const Scenario& base_in, const PlanOptions& options, const Scen
     if (dist->rank() != 0) return out;
   }
   out.best = rank_entries(base, all, kept, results, gpus, options, out);
+  if (options.predict_misses) predict_misses(base, gpus, options, predict, out);
   out.notes.push_back(pure_a2a_note(base, gpus));
   return out;
 }

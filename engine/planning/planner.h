@@ -9,6 +9,7 @@
 #include <cstddef>
 #include <functional>
 #include <map>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -77,6 +78,11 @@ struct PlanOptions {
                                           // for training, ttft_s for prefill
   MemoryOptions memory;                   // memory.recompute set: only that recomputation is searched
   PlanSearch search;
+  // How many of the valid layouts that do not fit are kept in PlanOutcome::closest_misses (least
+  // memory first), and whether they are predicted too (PlanMiss::result), to show them beside the
+  // fitting ones.
+  std::size_t misses = 3;
+  bool predict_misses = false;
   // Cooperating processes (MPI ranks) that share the work: every rank enumerates the same list,
   // validates and checks the memory of every size-th candidate and sends its verdicts to rank 0,
   // which tells every rank which candidates are kept; then whole model-parallel slices go to the
@@ -107,6 +113,9 @@ struct PlanMiss {
   PlanCandidate candidate;
   double total_bytes = 0;
   double capacity_bytes = 0;
+  // With PlanOptions::predict_misses: its predicted metrics (memory_per_gpu_bytes = total_bytes,
+  // fits false; status Error when the predictor threw).
+  std::optional<PointResult> result;
 };
 
 struct PlanOutcome {
@@ -121,7 +130,7 @@ struct PlanOutcome {
   std::map<std::string, std::size_t> invalid_reasons;   // first error message -> count
   std::map<std::string, std::size_t> out_of_memory_reasons;   // largest memory item -> count
   std::vector<std::string> notes;         // facts about the whole space ("pure a2a caps at cp 4 ...")
-  std::vector<PlanMiss> closest_misses;   // the valid layouts nearest to fitting, least memory first (at most 3)
+  std::vector<PlanMiss> closest_misses;   // the valid layouts nearest to fitting, least memory first (at most PlanOptions::misses)
   std::string error_band;                 // the band ties were judged by ("" = none for this job or metric)
 };
 

@@ -121,6 +121,13 @@ void prepare_output(const std::string& path, const std::vector<std::string>& col
   if (file_format_for(path) == FileFormat::Csv) out << csv_header(columns) << '\n';
 }
 
+// Key of a result row, as SweepPoint::key gives it for a point of the same labels.
+std::string key_of(const PointResult& r, const std::vector<std::string>& columns) {
+  SweepPoint tmp;
+  tmp.labels = r.labels;
+  return tmp.key(columns);
+}
+
 // Results in the order of `points` (matched by key); rows of the file that are no point of this
 // sweep keep their order after them.
 void sort_by_point(std::vector<PointResult>& rs, const std::vector<SweepPoint>& points,
@@ -130,173 +137,207 @@ void sort_by_point(std::vector<PointResult>& rs, const std::vector<SweepPoint>& 
   std::vector<std::pair<std::size_t, PointResult>> keyed;
   keyed.reserve(rs.size());
   for (PointResult& r : rs) {
-    SweepPoint tmp;
-    tmp.labels = r.labels;
-    const auto it = position.find(tmp.key(columns));
+    const auto it = position.find(key_of(r, columns));
     keyed.emplace_back(it == position.end() ? points.size() : it->second, std::move(r));
   }
   std::stable_sort(keyed.begin(), keyed.end(), [](const auto& a, const auto& b) { return a.first < b.first; });
   for (std::size_t i = 0; i < rs.size(); ++i) rs[i] = std::move(keyed[i].second);
 }
 
-}  // namespace
+// One run of run_sweep: the results so far and the output file (rank 0), the points this process
+// evaluates, and its worker processes.
+class SweepRun {
+ public:
+  SweepRun(const std::vector<SweepPoint>& points, const std::vector<std::string>& columns,
+           const PointEvaluator& evaluate, const SweepRunOptions& options)
+      : points_(points), columns_(columns), evaluate_(evaluate), options_(options),
+        dist_(is_distributed(options.distribution) ? options.distribution : nullptr),
+        root_(dist_ == nullptr || dist_->rank() == 0), fmt_(file_format_for(options.out_path)),
+        writes_(root_ && !options.out_path.empty()) {}
 
-SweepOutcome run_sweep(const std::vector<SweepPoint>& points, const std::vector<std::string>& columns,
-                       const PointEvaluator& evaluate, const SweepRunOptions& options) {
-  if (options.jobs < 0) throw std::invalid_argument("jobs must be >= 0 (0 = number of CPUs)");
-  const auto t0 = Clock::now();
-  PointDistribution* dist = is_distributed(options.distribution) ? options.distribution : nullptr;
-  const bool root = dist == nullptr || dist->rank() == 0;
-  SweepOutcome outcome;
-  std::set<std::string> done_keys;
-  std::ofstream out;
-  const FileFormat fmt = file_format_for(options.out_path);
-  const bool writes = root && !options.out_path.empty();
-  std::vector<std::size_t> todo;
-  if (root) {
-    if (options.resume && !options.out_path.empty()) {
-      for (PointResult& r : read_results_file(options.out_path, columns)) {
-        SweepPoint tmp;
-        tmp.labels = r.labels;
-        done_keys.insert(tmp.key(columns));
-        outcome.results.push_back(std::move(r));
+  SweepOutcome run() {
+    const auto t0 = Clock::now();
+    std::vector<std::size_t> todo = root_ ? resume_and_open() : std::vector<std::size_t>{};
+    share_points(todo);
+    long cpus = ::sysconf(_SC_NPROCESSORS_ONLN);
+    jobs_ = options_.jobs > 0 ? static_cast<std::size_t>(options_.jobs) : static_cast<std::size_t>(cpus > 0 ? cpus : 1);
+    progress_ = Progress(root_ ? options_.progress : nullptr, options_.progress_tty, todo.size());
+    finished_before_ = dist_ != nullptr && root_ ? dist_->finished_ranks() : 0;
+    while (next_ < mine_.size() || !active_.empty() || remote_pending()) {
+      start_workers();
+      reap_workers();
+      if (dist_ != nullptr && root_) collect();
+    }
+    if (!root_) dist_->send_done();
+    progress_.update(outcome_.evaluated, bad_, true);
+    if (root_) {
+      sort_by_point(outcome_.results, points_, columns_);
+      if (writes_) {
+        out_.close();
+        write_results_file(options_.out_path, outcome_.results, columns_, options_.preamble);
       }
-      outcome.resumed = outcome.results.size();
     }
-    if (writes) {
-      prepare_output(options.out_path, columns, options.resume, !outcome.results.empty(), options.preamble);
-      out.open(options.out_path, std::ios::app);
-      if (!out) throw std::runtime_error(options.out_path + ": cannot append to the sweep results file");
-    }
-    for (std::size_t i = 0; i < points.size(); ++i)
-      if (!done_keys.count(points[i].key(columns))) todo.push_back(i);
+    outcome_.wall_s = seconds_since(t0);
+    return std::move(outcome_);
   }
-  std::map<std::string, std::size_t> position;   // point key -> index in `points` (rank 0 of a distribution)
-  std::vector<std::size_t> mine = todo;
-  if (dist != nullptr) {
-    todo = decode_indices(dist->broadcast(root ? encode_indices(todo) : std::string()));
+
+ private:
+  // Rank 0: takes the rows of the output file (with resume), opens it for appending, and returns
+  // the points not done yet.
+  std::vector<std::size_t> resume_and_open() {
+    std::set<std::string> done_keys;
+    if (options_.resume && !options_.out_path.empty()) {
+      for (PointResult& r : read_results_file(options_.out_path, columns_)) {
+        done_keys.insert(key_of(r, columns_));
+        outcome_.results.push_back(std::move(r));
+      }
+      outcome_.resumed = outcome_.results.size();
+    }
+    if (writes_) {
+      prepare_output(options_.out_path, columns_, options_.resume, !outcome_.results.empty(), options_.preamble);
+      out_.open(options_.out_path, std::ios::app);
+      if (!out_) throw std::runtime_error(options_.out_path + ": cannot append to the sweep results file");
+    }
+    std::vector<std::size_t> todo;
+    for (std::size_t i = 0; i < points_.size(); ++i)
+      if (!done_keys.count(points_[i].key(columns_))) todo.push_back(i);
+    return todo;
+  }
+
+  // The points this process evaluates: all of `todo`, or under a distribution its share of rank 0's.
+  void share_points(std::vector<std::size_t>& todo) {
+    mine_ = todo;
+    if (dist_ == nullptr) return;
+    todo = decode_indices(dist_->broadcast(root_ ? encode_indices(todo) : std::string()));
     for (std::size_t i : todo)
-      if (i >= points.size())
+      if (i >= points_.size())
         throw std::runtime_error("rank 0 sent point " + std::to_string(i) + " but this rank has " +
-                                 std::to_string(points.size()) + " points: the ranks expanded different sweeps");
-    mine = round_robin_share(todo, dist->rank(), dist->size());
-    if (root)
-      for (std::size_t i : todo) position.emplace(points[i].key(columns), i);
+                                 std::to_string(points_.size()) + " points: the ranks expanded different sweeps");
+    mine_ = round_robin_share(todo, dist_->rank(), dist_->size());
+    if (root_)
+      for (std::size_t i : todo) position_.emplace(points_[i].key(columns_), i);
   }
 
-  long cpus = ::sysconf(_SC_NPROCESSORS_ONLN);
-  const std::size_t jobs = options.jobs > 0 ? static_cast<std::size_t>(options.jobs)
-                                            : static_cast<std::size_t>(cpus > 0 ? cpus : 1);
-  Progress progress(root ? options.progress : nullptr, options.progress_tty, todo.size());
-  std::size_t bad = 0;
-  std::map<pid_t, Worker> active;
-  std::size_t next = 0;
-
-  auto record = [&](PointResult r) {
-    if (r.status != PointStatus::Ok) ++bad;
-    if (!root) {
-      dist->send_result(to_json(r, columns).dump());
-    } else if (out.is_open()) {
-      out << (fmt == FileFormat::Csv ? csv_row(r) : to_json(r, columns).dump()) << '\n';
-      out.flush();
+  void record(PointResult r) {
+    if (r.status != PointStatus::Ok) ++bad_;
+    if (!root_) {
+      dist_->send_result(to_json(r, columns_).dump());
+    } else if (out_.is_open()) {
+      out_ << (fmt_ == FileFormat::Csv ? csv_row(r) : to_json(r, columns_).dump()) << '\n';
+      out_.flush();
     }
-    outcome.results.push_back(std::move(r));
-    ++outcome.evaluated;
-    progress.update(outcome.evaluated, bad, false);
-  };
+    outcome_.results.push_back(std::move(r));
+    ++outcome_.evaluated;
+    progress_.update(outcome_.evaluated, bad_, false);
+  }
+
   // Rank 0: results of the other ranks, recorded as they come.
-  auto collect = [&] {
-    for (const std::string& line : dist->poll_results()) {
+  void collect() {
+    for (const std::string& line : dist_->poll_results()) {
       PointResult r;
       try {
-        r = point_from_json(nlohmann::json::parse(line), columns);
+        r = point_from_json(nlohmann::json::parse(line), columns_);
       } catch (const std::exception& e) {
         throw std::runtime_error(std::string("a result from another rank is malformed: ") + e.what());
       }
-      SweepPoint tmp;
-      tmp.labels = r.labels;
-      if (!position.count(tmp.key(columns)))
-        throw std::runtime_error("another rank sent point " + tmp.key(columns) + ", which is not to be run");
+      if (!position_.count(key_of(r, columns_)))
+        throw std::runtime_error("another rank sent point " + key_of(r, columns_) + ", which is not to be run");
       record(std::move(r));
     }
-  };
-  const int finished_before = dist != nullptr && root ? dist->finished_ranks() : 0;
-  auto remote_pending = [&] {
-    return dist != nullptr && root && dist->finished_ranks() - finished_before < dist->size() - 1;
-  };
+  }
 
-  while (next < mine.size() || !active.empty() || remote_pending()) {
-    while (next < mine.size() && active.size() < jobs) {
-      const SweepPoint& p = points[mine[next]];
-      if (out.is_open()) out.flush();
+  bool remote_pending() const {
+    return dist_ != nullptr && root_ && dist_->finished_ranks() - finished_before_ < dist_->size() - 1;
+  }
+
+  // Forks workers for the next points until `jobs` run (or a fork fails while others run).
+  void start_workers() {
+    while (next_ < mine_.size() && active_.size() < jobs_) {
+      const SweepPoint& p = points_[mine_[next_]];
+      if (out_.is_open()) out_.flush();
       std::vector<int> others;
-      for (auto& [_, w] : active) others.push_back(w.fd);
+      for (auto& [_, w] : active_) others.push_back(w.fd);
       ChildProcess child;
       try {
-        child = fork_child([&](int fd) -> int { run_child(p, columns, evaluate, fd); }, false, others, "sweep");
+        child = fork_child([&](int fd) -> int { run_child(p, columns_, evaluate_, fd); }, false, others, "sweep");
       } catch (const std::runtime_error&) {
-        if (active.empty()) throw;
-        break;   // retry when a worker finishes
+        if (active_.empty()) throw;
+        return;   // retry when a worker finishes
       }
-      const pid_t pid = child.pid;
       Worker w;
-      w.point = mine[next];
+      w.point = mine_[next_];
       w.fd = child.result_fd;
       w.start = Clock::now();
-      active.emplace(pid, std::move(w));
-      ++next;
+      active_.emplace(child.pid, std::move(w));
+      ++next_;
     }
+  }
 
+  // Waits a little for the workers' output; records the result of each worker that has finished
+  // and kills one past the point timeout.
+  void reap_workers() {
     std::vector<int> fds;
     std::vector<pid_t> pids;
-    for (auto& [pid, w] : active) {
+    for (auto& [pid, w] : active_) {
       fds.push_back(w.fd);
       pids.push_back(pid);
     }
     // Under a distribution rank 0 also watches the other ranks, so it wakes up more often.
-    const std::vector<bool> ready = poll_readable(fds, dist != nullptr && root ? 20 : 200, "sweep");
+    const std::vector<bool> ready = poll_readable(fds, dist_ != nullptr && root_ ? 20 : 200, "sweep");
     for (std::size_t i = 0; i < fds.size(); ++i) {
-      Worker& w = active.at(pids[i]);
+      Worker& w = active_.at(pids[i]);
       const bool eof = ready[i] && !read_available(w.fd, w.buffer);
-      if (!eof && options.point_timeout_s > 0 && !w.timed_out &&
-          seconds_since(w.start) > options.point_timeout_s) {
+      if (!eof && options_.point_timeout_s > 0 && !w.timed_out && seconds_since(w.start) > options_.point_timeout_s) {
         ::kill(pids[i], SIGKILL);
         w.timed_out = true;
       }
       if (!eof) continue;
       ::close(w.fd);
-      const int status = reap_child(pids[i]);
-      const SweepPoint& p = points[w.point];
-      PointResult r;
-      if (w.timed_out) {
-        r = failed(p, "timed out after " + std::to_string(options.point_timeout_s) + " s");
-      } else if (WIFSIGNALED(status)) {
-        r = failed(p, "worker " + describe_abnormal_exit(status));
-      } else {
-        try {
-          r = point_from_json(nlohmann::json::parse(w.buffer), columns);
-        } catch (const std::exception&) {
-          r = failed(p, "worker exited with status " +
-                            std::to_string(WIFEXITED(status) ? WEXITSTATUS(status) : -1) +
-                            " without a result");
-        }
-      }
-      active.erase(pids[i]);
+      PointResult r = result_of(w, reap_child(pids[i]));
+      active_.erase(pids[i]);
       record(std::move(r));
     }
-    if (dist != nullptr && root) collect();
   }
-  if (!root) dist->send_done();
-  progress.update(outcome.evaluated, bad, true);
-  if (root) {
-    sort_by_point(outcome.results, points, columns);
-    if (writes) {
-      out.close();
-      write_results_file(options.out_path, outcome.results, columns, options.preamble);
+
+  // The result a finished worker left, or why it left none.
+  PointResult result_of(const Worker& w, int status) const {
+    const SweepPoint& p = points_[w.point];
+    if (w.timed_out) return failed(p, "timed out after " + std::to_string(options_.point_timeout_s) + " s");
+    if (WIFSIGNALED(status)) return failed(p, "worker " + describe_abnormal_exit(status));
+    try {
+      return point_from_json(nlohmann::json::parse(w.buffer), columns_);
+    } catch (const std::exception&) {
+      return failed(p, "worker exited with status " + std::to_string(WIFEXITED(status) ? WEXITSTATUS(status) : -1) +
+                           " without a result");
     }
   }
-  outcome.wall_s = seconds_since(t0);
-  return outcome;
+
+  const std::vector<SweepPoint>& points_;
+  const std::vector<std::string>& columns_;
+  const PointEvaluator& evaluate_;
+  const SweepRunOptions& options_;
+  PointDistribution* dist_;
+  bool root_;
+  FileFormat fmt_;
+  bool writes_;
+  SweepOutcome outcome_;
+  std::ofstream out_;
+  std::map<std::string, std::size_t> position_;   // point key -> index in `points` (rank 0 of a distribution)
+  std::vector<std::size_t> mine_;                 // indices of the points this process evaluates
+  std::size_t next_ = 0;                          // next of mine_ to start
+  std::size_t jobs_ = 1;
+  Progress progress_{nullptr, false, 0};
+  std::size_t bad_ = 0;
+  std::map<pid_t, Worker> active_;
+  int finished_before_ = 0;
+};
+
+}  // namespace
+
+SweepOutcome run_sweep(const std::vector<SweepPoint>& points, const std::vector<std::string>& columns,
+                       const PointEvaluator& evaluate, const SweepRunOptions& options) {
+  if (options.jobs < 0) throw std::invalid_argument("jobs must be >= 0 (0 = number of CPUs)");
+  return SweepRun(points, columns, evaluate, options).run();
 }
 
 }  // namespace hcpsim::planning

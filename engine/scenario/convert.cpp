@@ -71,9 +71,10 @@ void convert_model(const YAML::Node& m, YamlReader& r, Scenario& s) {
   if (auto v = r.get_bool(m, P, "account_for_embedding_in_pipeline_split")) mo.account_for_embedding_in_pipeline_split = *v;
   if (auto v = r.get_bool(m, P, "account_for_loss_in_pipeline_split")) mo.account_for_loss_in_pipeline_split = *v;
   if (const YAML::Node n = m["recompute_granularity"]; n.IsDefined() && !n.IsNull()) {
-    if (auto v = r.get_choice(m, P, "recompute_granularity", {"selective", "full", "non_attention"}))
+    if (auto v = r.get_choice(m, P, "recompute_granularity", {"selective", "full", "non_attention", "selective_op"}))
       mo.recompute_granularity = *v == "full"            ? RecomputeGranularity::Full
                                  : *v == "non_attention" ? RecomputeGranularity::NonAttention
+                                 : *v == "selective_op"  ? RecomputeGranularity::SelectiveOp
                                                          : RecomputeGranularity::Selective;
   }
   if (const YAML::Node n = m["recompute_method"]; n.IsDefined() && !n.IsNull()) {
@@ -204,6 +205,7 @@ void convert_scenario(const YAML::Node& root, YamlReader& r, const ConvertInputs
     if (auto v = r.get_bool(d, "ddp", "overlap_grad_reduce")) s.ddp.overlap_grad_reduce = *v;
     if (auto v = r.get_bool(d, "ddp", "overlap_param_gather")) s.ddp.overlap_param_gather = *v;
     if (auto v = r.get_bool(d, "ddp", "shard_parameters")) s.ddp.shard_parameters = *v;
+    if (auto v = r.get_bool(d, "ddp", "grad_reduce_in_fp32")) s.ddp.grad_reduce_in_fp32 = *v;
   }
   if (const YAML::Node d = root["dist"]; d.IsDefined() && r.check_map(d, "dist", "dist")) {
     if (auto v = r.get_bool(d, "dist", "use_decentralized_pg")) s.dist.use_decentralized_pg = *v;

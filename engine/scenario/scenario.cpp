@@ -19,7 +19,8 @@ constexpr auto kKernelNames = std::to_array<EnumName<AttentionKernel>>(
     {{AttentionKernel::CuDNN, "cudnn"}, {AttentionKernel::FA2, "fa2"}, {AttentionKernel::FA3, "fa3"}});
 constexpr auto kGranularityNames = std::to_array<EnumName<RecomputeGranularity>>(
     {{RecomputeGranularity::None, "none"}, {RecomputeGranularity::Selective, "selective"},
-     {RecomputeGranularity::Full, "full"}, {RecomputeGranularity::NonAttention, "non_attention"}});
+     {RecomputeGranularity::Full, "full"}, {RecomputeGranularity::NonAttention, "non_attention"},
+     {RecomputeGranularity::SelectiveOp, "selective_op"}});
 constexpr auto kElementwiseNames = std::to_array<EnumName<ElementwiseOps>>(
     {{ElementwiseOps::None, "none"}, {ElementwiseOps::Fused, "fused"}, {ElementwiseOps::Unfused, "unfused"}});
 

@@ -24,8 +24,11 @@ enum class TrainMode { Train, Prefill };
 // Megatron's recompute_granularity (None = not set) and recompute_method. NonAttention is hcpsim's
 // name for DistFlashAttn's rematerialization-aware checkpointing: the checkpoint sits at the
 // attention output, so the backward recomputes every layer's forward except the core attention
-// (the opposite of Selective, which recomputes the core attention only).
-enum class RecomputeGranularity { None, Selective, Full, NonAttention };
+// (the opposite of Selective, which recomputes the core attention only). SelectiveOp is torchtitan's
+// op-level selective checkpointing (selective_ac_option "op"): the outputs of the matmuls (except
+// every second one of a block), of attention and of reduce-scatters are saved; everything else of the
+// block is recomputed in the backward.
+enum class RecomputeGranularity { None, Selective, Full, NonAttention, SelectiveOp };
 enum class RecomputeMethod { Uniform, Block };
 // model.elementwise_ops: the memory-bound kernels of a layer outside its GEMMs and core attention
 // (two RMSNorms, rotary embedding of Q and K, the SwiGLU product, two residual adds), priced by
@@ -165,6 +168,11 @@ struct DdpConfig {
   // parameters are all-gathered before every forward (recomputed forwards too) and before its
   // backward, its gradients reduce-scattered after its backward (docs/planning.md "Parameter sharding").
   bool shard_parameters = false;
+  // Megatron-Core's grad_reduce_in_fp32 (PyTorch FSDP: MixedPrecisionPolicy reduce_dtype fp32):
+  // gradients reduced in fp32 (4 bytes) or in the parameters' dtype. Unset: fp32 for the DP
+  // gradient buckets (Megatron-LM's default for BF16 training), the parameters' dtype for
+  // shard_parameters (FSDP without a mixed-precision policy).
+  std::optional<bool> grad_reduce_in_fp32;
 };
 
 struct DistConfig {

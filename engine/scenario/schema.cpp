@@ -22,6 +22,7 @@ const std::vector<std::string>& all_paths() {
       "model.dsa", "model.dsa.index_topk", "model.dsa.index_n_heads", "model.dsa.index_head_dim",
       "train", "train.micro_batch_size", "train.global_batch_size", "train.mode",
       "ddp", "ddp.use_distributed_optimizer", "ddp.overlap_grad_reduce", "ddp.overlap_param_gather", "ddp.shard_parameters",
+      "ddp.grad_reduce_in_fp32",
       "dist", "dist.use_decentralized_pg", "dist.order",
       "cluster", "cluster.preset", "cluster.nodes", "cluster.gpus_per_node", "cluster.gpu",
       "cluster.gpu.name", "cluster.gpu.bf16_tflops", "cluster.gpu.fp8_tflops", "cluster.gpu.hbm_bandwidth",

@@ -107,17 +107,24 @@ void YamlReader::record(const YAML::Node& key, const std::string& path) {
 }
 
 bool YamlReader::check_map(const YAML::Node& n, const std::string& path, const std::string& schema_path) {
+  return check_keys(n, path, schema::child_keys(schema_path),
+                    [&](const YAML::Node& key, const std::string& p, const std::string& k) {
+                      if (const std::string what = schema::unmodelled_bridge_field(p); !what.empty())
+                        warning(key, p, "Megatron-Bridge field accepted but not modelled by hcpsim: " + what + " is ignored");
+                      else
+                        error(key, p, "unknown key '" + clip(k) + "'",
+                              {schema::did_you_mean(k, schema::child_keys(schema_path))});
+                    });
+}
+
+bool YamlReader::check_keys(const YAML::Node& n, const std::string& path, const std::vector<std::string>& valid,
+                            const UnknownKey& unknown) {
   if (!n.IsMap()) {
-    error(n, path.empty() ? "" : path,
-          std::string("expected a mapping of fields, got ") + node_kind(n),
-          {"valid keys here: " + [&] {
-             std::string s;
-             for (const auto& k : schema::child_keys(schema_path)) s += (s.empty() ? "" : ", ") + k;
-             return s;
-           }()});
+    std::string keys;
+    for (const auto& k : valid) keys += (keys.empty() ? "" : ", ") + k;
+    error(n, path, std::string("expected a mapping of fields, got ") + node_kind(n), {"valid keys here: " + keys});
     return false;
   }
-  const auto valid = schema::child_keys(schema_path);
   std::set<std::string> seen;
   for (auto it = n.begin(); it != n.end(); ++it) {
     const YAML::Node key = it->first;
@@ -132,10 +139,7 @@ bool YamlReader::check_map(const YAML::Node& n, const std::string& path, const s
       continue;
     }
     if (std::find(valid.begin(), valid.end(), k) == valid.end()) {
-      if (const std::string what = schema::unmodelled_bridge_field(p); !what.empty())
-        warning(key, p, "Megatron-Bridge field accepted but not modelled by hcpsim: " + what + " is ignored");
-      else
-        error(key, p, "unknown key '" + clip(k) + "'", {schema::did_you_mean(k, valid)});
+      unknown(key, p, k);
       continue;
     }
     record(key, p);
@@ -189,6 +193,29 @@ std::optional<std::string> YamlReader::string_of(const YAML::Node& n, const std:
   return n.Scalar();
 }
 
+std::optional<double> YamlReader::number_of(const YAML::Node& n, const std::string& path) {
+  if (!is_scalar(n, path, "a number")) return std::nullopt;
+  const std::string& s = n.Scalar();
+  char* end = nullptr;
+  const double v = std::strtod(s.c_str(), &end);
+  if (s.empty() || end != s.c_str() + s.size() || !std::isfinite(v)) {
+    error(n, path, "expected a number, got '" + clip(s) + "'");
+    return std::nullopt;
+  }
+  return v;
+}
+
+std::optional<bool> YamlReader::bool_of(const YAML::Node& n, const std::string& path) {
+  if (n.IsScalar()) {
+    const std::string& s = n.Scalar();
+    if (s == "true" || s == "True" || s == "TRUE") return true;
+    if (s == "false" || s == "False" || s == "FALSE") return false;
+  }
+  error(n, path, "expected true or false, got " +
+                     (n.IsScalar() ? "'" + clip(n.Scalar()) + "'" : std::string(node_kind(n))));
+  return std::nullopt;
+}
+
 std::optional<std::int64_t> YamlReader::get_int(const YAML::Node& map, const std::string& parent,
                                                 const std::string& key, std::int64_t min_value) {
   const YAML::Node n = map[key];
@@ -201,14 +228,10 @@ std::optional<double> YamlReader::get_fraction(const YAML::Node& map, const std:
   const YAML::Node n = map[key];
   if (!n.IsDefined()) return std::nullopt;
   const std::string path = join_path(parent, key);
-  if (!is_scalar(n, path, "a number")) return std::nullopt;
+  const std::optional<double> number = number_of(n, path);
+  if (!number) return std::nullopt;
+  const double v = *number;
   const std::string& s = n.Scalar();
-  char* end = nullptr;
-  const double v = std::strtod(s.c_str(), &end);
-  if (s.empty() || end != s.c_str() + s.size() || !std::isfinite(v)) {
-    error(n, path, "expected a number, got '" + clip(s) + "'");
-    return std::nullopt;
-  }
   const bool low_ok = lo_open ? v > lo : v >= lo;
   if (!low_ok || v > hi) {
     auto num = [](double x) {
@@ -227,15 +250,7 @@ std::optional<bool> YamlReader::get_bool(const YAML::Node& map, const std::strin
                                          const std::string& key) {
   const YAML::Node n = map[key];
   if (!n.IsDefined()) return std::nullopt;
-  const std::string path = join_path(parent, key);
-  if (n.IsScalar()) {
-    const std::string& s = n.Scalar();
-    if (s == "true" || s == "True" || s == "TRUE") return true;
-    if (s == "false" || s == "False" || s == "FALSE") return false;
-  }
-  error(n, path, "expected true or false, got " +
-                     (n.IsScalar() ? "'" + clip(n.Scalar()) + "'" : std::string(node_kind(n))));
-  return std::nullopt;
+  return bool_of(n, join_path(parent, key));
 }
 
 std::optional<std::string> YamlReader::get_string(const YAML::Node& map, const std::string& parent,

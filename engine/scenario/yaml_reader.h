@@ -1,9 +1,11 @@
 #pragma once
-// Internal to the loader: typed reads of YAML scalars with diagnostics that carry the field path,
-// line and column (or the override that set the value), and schema checks of mapping keys.
+// Typed reads of YAML scalars with diagnostics that carry the field path, line and column (or the
+// override that set the value), and checks of mapping keys: the scenario loader's reader, and the
+// one under the accuracy case loader (engine/accuracy/case_reader.h).
 #include <yaml-cpp/yaml.h>
 
 #include <cstdint>
+#include <functional>
 #include <map>
 #include <optional>
 #include <string>
@@ -40,6 +42,12 @@ class YamlReader {
   // Checks that `n` is a mapping whose keys are all in the schema under `schema_path` (which uses
   // "[]" for list items, `path` uses "[i]"); records each key's position. False when not a mapping.
   bool check_map(const YAML::Node& n, const std::string& path, const std::string& schema_path);
+  // What check_keys does with a key that is not valid: (key node, its path, its name).
+  using UnknownKey = std::function<void(const YAML::Node&, const std::string&, const std::string&)>;
+  // The same check against the keys `valid`: a key must be a plain name, given once; each valid
+  // key's position is recorded, any other key goes to `unknown`. False when `n` is not a mapping.
+  bool check_keys(const YAML::Node& n, const std::string& path, const std::vector<std::string>& valid,
+                  const UnknownKey& unknown);
 
   // Typed getters: nullopt when the key is absent (no error) or invalid (error recorded).
   std::optional<std::int64_t> get_int(const YAML::Node& map, const std::string& parent,
@@ -59,6 +67,10 @@ class YamlReader {
   std::optional<std::int64_t> int_of(const YAML::Node& n, const std::string& path, std::int64_t min_value);
   std::optional<std::string> string_of(const YAML::Node& n, const std::string& path,
                                        std::size_t max_chars = limits::kMaxTextChars);
+  // A finite number (no unit).
+  std::optional<double> number_of(const YAML::Node& n, const std::string& path);
+  // true/false (also True, TRUE, False, FALSE).
+  std::optional<bool> bool_of(const YAML::Node& n, const std::string& path);
 
   // False (error recorded) when list `n` has more than `max_items` entries.
   bool check_list_size(const YAML::Node& n, const std::string& path, std::size_t max_items);

@@ -17,6 +17,8 @@
 
 #include <stdexcept>
 
+#include "engine/schedule/comm_op.h"
+
 namespace hcpsim::schedule {
 
 namespace {
@@ -60,13 +62,8 @@ void exchange(ScheduleContext& ctx, GroupKind group, Stream nccl, const std::vec
     const double sent = T * (A - 1) / A;
     const std::string label = "a2a_" + it.name;
     for (std::size_t gi = 0; gi < groups.size(); ++gi) {
-      CommOp op;
-      op.kind = TaskKind::AllToAll;
-      op.group = group;
-      op.group_index = static_cast<int>(gi);
+      CommOp op = comm_op(TaskKind::AllToAll, group, gi, static_cast<int>(groups[gi].size()));
       op.bytes_per_rank = T;
-      op.ranks.reserve(groups[gi].size());
-      op.tasks.reserve(groups[gi].size());
       for (int rank : groups[gi]) {
         const TaskId t = ctx.add_nccl(rank, TaskKind::AllToAll, nccl, Stream::Main, label, -1, sent);
         if (ctx.with_payloads())

@@ -19,6 +19,8 @@
 
 #include <stdexcept>
 
+#include "engine/schedule/comm_op.h"
+
 namespace hcpsim::schedule {
 
 std::int64_t all_gather_kv_len(int step, int r, int cp, std::int64_t c, bool causal) {
@@ -43,10 +45,7 @@ void collective(ScheduleContext& ctx, const Collective& c) {
   const auto& groups = ctx.layout.groups(GroupKind::CP);
   for (std::size_t gi = 0; gi < groups.size(); ++gi) {
     const int n = static_cast<int>(groups[gi].size());
-    CommOp op;
-    op.kind = c.kind;
-    op.group = GroupKind::CP;
-    op.group_index = static_cast<int>(gi);
+    CommOp op = comm_op(c.kind, GroupKind::CP, gi);
     op.bytes_per_rank = c.shard_bytes;
     for (int rank : groups[gi]) {
       const TaskId t = ctx.add_nccl(rank, c.kind, Stream::NcclCp, Stream::Main, c.label, -1, (n - 1) * c.shard_bytes);

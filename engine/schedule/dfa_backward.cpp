@@ -9,6 +9,7 @@
 //               owner, a local block's dK/dV to the K/V owner. Exchange m+1 returns step m's results.
 //   sums        dQ of rank r sums r+1 parts, dK/dV of rank r sum P-r parts (dq_acc, dkv_acc on
 //               main as the parts arrive; an addition reads two tensors and writes one).
+#include "engine/schedule/comm_op.h"
 #include "engine/schedule/dfa_common.h"
 
 namespace hcpsim::schedule {
@@ -47,10 +48,7 @@ void build_dfa_backward(ScheduleContext& ctx) {
     for (std::size_t gi = 0; gi < groups.size(); ++gi) {
       const auto& grp = groups[gi];
       auto global = [&](int i) { return grp[static_cast<std::size_t>(i)]; };
-      CommOp op;
-      op.kind = TaskKind::SendRecv;
-      op.group = GroupKind::CP;
-      op.group_index = static_cast<int>(gi);
+      CommOp op = comm_op(TaskKind::SendRecv, GroupKind::CP, gi);
       for (int r = 0; r < P; ++r) {
         const int rank = grp[static_cast<std::size_t>(r)];
         const auto ri = static_cast<std::size_t>(rank);

@@ -13,6 +13,7 @@
 // into the running output by a kernel that reads both outputs and both statistics (row max and sum,
 // fp32) and writes one of each. The helper's partial travels as its output and the two statistics.
 // The final normalisation is part of the last kernel (out_corr moves no bytes).
+#include "engine/schedule/comm_op.h"
 #include "engine/schedule/dfa_common.h"
 
 namespace hcpsim::schedule {
@@ -54,10 +55,7 @@ void build_dfa_forward(ScheduleContext& ctx) {
   for (int t = 0; t < X; ++t) {   // X >= m + 1 exchanges; steps 0..m compute
     for (std::size_t gi = 0; gi < groups.size(); ++gi) {
       const auto& grp = groups[gi];
-      CommOp op;
-      op.kind = TaskKind::SendRecv;
-      op.group = GroupKind::CP;
-      op.group_index = static_cast<int>(gi);
+      CommOp op = comm_op(TaskKind::SendRecv, GroupKind::CP, gi);
       for (int r = 0; r < P; ++r) {
         const int rank = grp[static_cast<std::size_t>(r)];
         auto global = [&](int i) { return grp[static_cast<std::size_t>(i)]; };

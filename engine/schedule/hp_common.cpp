@@ -2,6 +2,8 @@
 
 #include <stdexcept>
 
+#include "engine/schedule/comm_op.h"
+
 namespace hcpsim::schedule {
 
 HpShape hp_shape(const ScheduleContext& ctx) {
@@ -40,10 +42,7 @@ void collective(ScheduleContext& ctx, GroupKind kind, TaskKind task_kind, Stream
                 double bytes_per_rank, double sent, PayloadOp op, PayloadFn in_out) {
   const auto& groups = ctx.layout.groups(kind);
   for (std::size_t gi = 0; gi < groups.size(); ++gi) {
-    CommOp c;
-    c.kind = task_kind;
-    c.group = kind;
-    c.group_index = static_cast<int>(gi);
+    CommOp c = comm_op(task_kind, kind, gi);
     c.bytes_per_rank = bytes_per_rank;
     for (int rank : groups[gi]) {
       const TaskId t = ctx.add_nccl(rank, task_kind, nccl, Stream::Main, label, -1, sent);
@@ -151,10 +150,7 @@ void hp_exchange(ScheduleContext& ctx, const std::string& label, GroupKind group
         continue;
       }
       if (j < i) continue;   // each pair once
-      CommOp c;
-      c.kind = TaskKind::SendRecv;
-      c.group = group;
-      c.group_index = ctx.layout.group_index_of(group, rank);
+      CommOp c = comm_op(TaskKind::SendRecv, group, static_cast<std::size_t>(ctx.layout.group_index_of(group, rank)));
       c.bytes_per_rank = bytes;
       c.transfers = {{rank, peer, bytes}, {peer, rank, bytes}};
       for (int r : {rank, peer}) {

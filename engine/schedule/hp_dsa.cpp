@@ -23,6 +23,7 @@
 
 #include <algorithm>
 
+#include "engine/schedule/comm_op.h"
 #include "engine/schedule/hp_common.h"
 #include "engine/schedule/hp_context_parallel.h"
 
@@ -177,10 +178,7 @@ void build_hp_dsa_backward(ScheduleContext& ctx) {
     const double shard = hp_bytes(ctx, h.L, 1, x.d);
     const auto& groups = ctx.layout.groups(GroupKind::HP_COLOSSAL);
     for (std::size_t gi = 0; gi < groups.size(); ++gi) {
-      CommOp c;
-      c.kind = TaskKind::ReduceScatter;
-      c.group = GroupKind::HP_COLOSSAL;
-      c.group_index = static_cast<int>(gi);
+      CommOp c = comm_op(TaskKind::ReduceScatter, GroupKind::HP_COLOSSAL, gi);
       c.bytes_per_rank = shard;
       for (int rank : groups[gi]) {
         const TaskId t = ctx.add_nccl(rank, TaskKind::ReduceScatter, Stream::NcclCp, Stream::Main,

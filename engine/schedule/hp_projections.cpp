@@ -2,6 +2,7 @@
 //   [SP: tp all_gather x] -> q_proj -> after_q -> k_proj -> after_k -> v_proj -> after_v
 // Same per-rank shapes as the fused qkv_proj of layer_ops.cpp (b*s tokens, 1/tp of each weight), so
 // the sum of the three GEMMs' FLOPs equals the fused GEMM's.
+#include "engine/schedule/comm_op.h"
 #include "engine/schedule/hp_context_parallel.h"
 
 namespace hcpsim::schedule {
@@ -11,10 +12,7 @@ namespace {
 void tp_all_gather(ScheduleContext& ctx, double shard_bytes) {
   const auto& groups = ctx.layout.groups(GroupKind::TP);
   for (std::size_t gi = 0; gi < groups.size(); ++gi) {
-    CommOp c;
-    c.kind = TaskKind::AllGather;
-    c.group = GroupKind::TP;
-    c.group_index = static_cast<int>(gi);
+    CommOp c = comm_op(TaskKind::AllGather, GroupKind::TP, gi);
     c.bytes_per_rank = shard_bytes;
     const double n = static_cast<double>(groups[gi].size());
     for (int rank : groups[gi]) {

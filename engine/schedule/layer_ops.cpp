@@ -20,6 +20,7 @@
 #include <string>
 
 #include "engine/cost/layer_gemms.h"
+#include "engine/schedule/comm_op.h"
 
 namespace hcpsim {
 namespace {
@@ -65,10 +66,7 @@ class LayerBuilder {
     for (std::size_t gi = 0; gi < groups.size(); ++gi) {
       const auto& members = groups[gi];
       const double n = static_cast<double>(members.size());
-      CommOp op;
-      op.kind = kind;
-      op.group = GroupKind::TP;
-      op.group_index = static_cast<int>(gi);
+      CommOp op = schedule::comm_op(kind, GroupKind::TP, gi);
       op.bytes_per_rank = bytes_per_rank;
       const auto oi = g_.add_comm(op);
       for (const int r : members) {

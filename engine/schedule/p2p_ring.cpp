@@ -31,6 +31,8 @@
 
 #include <stdexcept>
 
+#include "engine/schedule/comm_op.h"
+
 namespace hcpsim::schedule {
 
 MaskSection ring_forward_section(int i, int r, bool causal) {
@@ -160,15 +162,7 @@ void build_ring_forward(ScheduleContext& ctx, const RingIO& io) {
     const Stream st = sigma(i);
     for (std::size_t gi = 0; gi < groups.size(); ++gi) {
       const auto& grp = groups[gi];
-      CommOp op;
-      if (i < R - 1) {
-        op.kind = TaskKind::SendRecv;
-        op.group = io.group;
-        op.group_index = static_cast<int>(gi);
-        op.ranks.reserve(static_cast<std::size_t>(R));
-        op.tasks.reserve(static_cast<std::size_t>(R));
-        op.transfers.reserve(static_cast<std::size_t>(R));
-      }
+      CommOp op = i < R - 1 ? comm_op(TaskKind::SendRecv, io.group, gi, R) : CommOp{};
       for (int r = 0; r < R; ++r) {
         const int rank = grp[static_cast<std::size_t>(r)];
         const int next = grp[static_cast<std::size_t>((r + 1) % R)];
@@ -241,13 +235,7 @@ void build_ring_backward(ScheduleContext& ctx, const RingIO& io) {
     const double bytes = ring_backward_message_bytes(i, R, held.kv);
     for (std::size_t gi = 0; gi < groups.size(); ++gi) {
       const auto& grp = groups[gi];
-      CommOp op;
-      op.kind = TaskKind::SendRecv;
-      op.group = io.group;
-      op.group_index = static_cast<int>(gi);
-      op.ranks.reserve(static_cast<std::size_t>(R));
-      op.tasks.reserve(static_cast<std::size_t>(R));
-      op.transfers.reserve(static_cast<std::size_t>(R));
+      CommOp op = comm_op(TaskKind::SendRecv, io.group, gi, R);
       for (int r = 0; r < R; ++r) {
         const int rank = grp[static_cast<std::size_t>(r)];
         const int next = grp[static_cast<std::size_t>((r + 1) % R)];

@@ -2,6 +2,8 @@
 
 #include <stdexcept>
 
+#include "engine/schedule/comm_op.h"
+
 namespace hcpsim::schedule {
 
 Sizes sizes_of(const Scenario& s) {
@@ -140,6 +142,20 @@ std::uint32_t ScheduleContext::add_comm(CommOp op) {
   const std::uint32_t c = g.add_comm(std::move(op));
   for (TaskId t : tasks) g.task(t).comm = c;
   return c;
+}
+
+CommOp comm_op(TaskKind kind, GroupKind group, std::size_t group_index, int members) {
+  CommOp op;
+  op.kind = kind;
+  op.group = group;
+  op.group_index = static_cast<int>(group_index);
+  if (members > 0) {
+    const auto n = static_cast<std::size_t>(members);
+    op.ranks.reserve(n);
+    op.tasks.reserve(n);
+    if (kind == TaskKind::SendRecv) op.transfers.reserve(n);
+  }
+  return op;
 }
 
 }  // namespace hcpsim::schedule

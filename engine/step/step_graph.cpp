@@ -304,6 +304,12 @@ class StepGraphBuilder {
       switch (model.recompute_granularity) {
         case RecomputeGranularity::None: break;
         case RecomputeGranularity::Selective: add_layer_pass(st, layer, Pass::Forward, Part::AttentionOnly); break;
+        case RecomputeGranularity::SelectiveOp:
+          if (s_.model.ffn_hidden_size > 0) {
+            add_kernels(st, work_.layer_recompute_forward, Pass::Forward, layer);
+            add_kernels(st, work_.layer_elementwise_forward, Pass::Forward, layer);
+          }
+          break;
         case RecomputeGranularity::NonAttention:
           if (s_.model.ffn_hidden_size > 0) {
             add_layer_pass(st, layer, Pass::Forward, Part::WithoutAttention);

@@ -34,6 +34,15 @@ double kernel_s(const CostModel& cost, TaskKind kind, double flops, double bytes
   return cost.compute_seconds(g, g.task(id));
 }
 
+// Parameter all-gathers before a layer's backward under parameter sharding: a recomputed forward
+// gathers again (the checkpoint calls the sharded layer's forward anew), except torchtitan's
+// op-level policy, whose recomputation runs inside the block's backward after FSDP2 has gathered
+// the block for it.
+int gathers_in_backward(const Scenario& s, int recomputed_layers) {
+  if (recomputed_layers == 0 || s.model.recompute_granularity == RecomputeGranularity::SelectiveOp) return 1;
+  return 2;
+}
+
 // Seconds of kernels run one after the other.
 double kernels_s(const CostModel& cost, const std::vector<Kernel>& ks) {
   double total = 0;
@@ -92,8 +101,10 @@ std::size_t busiest_stage(const std::vector<std::vector<int>>& split) {
 }
 
 // Recomputation (training): the forward run again inside the backward, for a chunk of n layers.
-// Returns the seconds and sets `recomputed` (layers whose elementwise forward `ew_f` runs again).
-double chunk_recompute_s(const Scenario& s, const LayerTimes& lt, double ew_f, int n, int& recomputed) {
+// Returns the seconds and sets `recomputed` (layers whose elementwise forward `ew_f` runs again);
+// `op_recompute_s`: one layer's op-level recomputation (selective_op, step_work.h).
+double chunk_recompute_s(const Scenario& s, const LayerTimes& lt, double ew_f, double op_recompute_s, int n,
+                         int& recomputed) {
   recomputed = 0;
   double t = 0;
   if (s.train.mode == TrainMode::Prefill) return t;
@@ -103,6 +114,12 @@ double chunk_recompute_s(const Scenario& s, const LayerTimes& lt, double ew_f, i
     case RecomputeGranularity::Full:
       recomputed = s.model.recompute_method == RecomputeMethod::Uniform ? n : std::min(n, std::max(1, s.model.recompute_num_layers));
       t = recomputed * lt.layer_forward_s;
+      break;
+    case RecomputeGranularity::SelectiveOp:   // every second matmul and the elementwise ops (step_work.h)
+      if (lt.whole_layer) {
+        recomputed = n;
+        t = n * op_recompute_s;
+      }
       break;
     case RecomputeGranularity::NonAttention:   // everything but the core attention (attention-only times: nothing)
       recomputed = n;
@@ -240,7 +257,9 @@ StepReport compose_step(const Scenario& s, const LayerTimes& lt, const StepOptio
   // layer graph, added to each layer's forward, recomputed forward and backward.
   const double ew_f = lt.whole_layer ? kernels_s(cost, work.layer_elementwise_forward) : 0.0;
   const double ew_b = lt.whole_layer ? kernels_s(cost, work.layer_elementwise_backward) : 0.0;
-  auto recompute_s = [&](int n, int& recomputed) { return chunk_recompute_s(s, lt, ew_f, n, recomputed); };
+  // One layer's op-level recomputation (selective_op): every second matmul and the elementwise ops.
+  const double op_recompute_s = lt.whole_layer ? kernels_s(cost, work.layer_recompute_forward) : 0.0;
+  auto recompute_s = [&](int n, int& recomputed) { return chunk_recompute_s(s, lt, ew_f, op_recompute_s, n, recomputed); };
   // The report's recomputation and elementwise seconds: the busiest stage's chunks, one micro-batch.
   for (int n : split[busiest]) {
     int recomputed = 0;
@@ -266,7 +285,7 @@ StepReport compose_step(const Scenario& s, const LayerTimes& lt, const StepOptio
   const ShardingCost shard = s.ddp.shard_parameters
                                  ? parameter_sharding_s(s, cost, routes, layout, work, lt.layer_forward_s + ew_f,
                                                         lt.layer_backward_s + ew_b + largest_recompute_s / std::max(1, largest_chunk),
-                                                        largest_recomputed > 0 ? 2 : 1, largest_chunk)
+                                                        gathers_in_backward(s, largest_recomputed), largest_chunk)
                                  : ShardingCost{};
   r.fsdp_param_gather_s = shard.gather_s;
   r.fsdp_grad_reduce_s = shard.reduce_s;

@@ -30,12 +30,17 @@ struct StepWork {
   // every forward (and every recomputed forward except selective) and in every backward.
   std::vector<Kernel> layer_elementwise_forward;
   std::vector<Kernel> layer_elementwise_backward;
+  // Per layer, recompute_granularity selective_op (torchtitan's op-level checkpointing): the GEMMs
+  // recomputed in the backward, every second matmul of the block in forward order (wq, wk, wv, wo,
+  // w1, w3, w2: wk, wo and w3); the block's elementwise forward runs again too. Empty otherwise.
+  std::vector<Kernel> layer_recompute_forward;
   double p2p_bytes = 0;                     // activations (or their gradients) one GPU sends per boundary
   double params = 0;                        // parameters one GPU of the busiest stage holds (estimate_memory's stage)
   int params_layers = 1;                    // transformer layers of that stage
   int dp_group_size = 1;                    // DP x CP ranks holding the same weights
-  // Per GPU of the DP x CP group: the reduce-scatter's output shard (fp32 gradients) with the
-  // distributed optimizer, else the all-reduced buffer; the all-gather's input shard (bf16
+  // Per GPU of the DP x CP group: the reduce-scatter's output shard (gradients in fp32 or, with
+  // ddp.grad_reduce_in_fp32 false, in params_dtype) with the distributed optimizer, else the
+  // all-reduced buffer; the all-gather's input shard (bf16
   // parameters, 0 without the distributed optimizer).
   double grad_reduce_bytes = 0;
   double param_gather_bytes = 0;
@@ -51,7 +56,7 @@ struct StepWork {
   std::vector<Kernel> step_end;
   // ddp.shard_parameters (ZeRO-3 / FSDP), per layer and GPU of the DP x CP group: the all-gather's
   // input shard (parameters in params_dtype) and the reduce-scatter's output shard (gradients in
-  // params_dtype); 0 without sharding. The non-layer parameters (embedding, output layer) keep the
+  // params_dtype, or fp32 with ddp.grad_reduce_in_fp32); 0 without sharding. The non-layer parameters (embedding, output layer) keep the
   // step-end grad_reduce_bytes / param_gather_bytes above.
   double layer_param_gather_bytes = 0;
   double layer_grad_reduce_bytes = 0;

@@ -82,22 +82,12 @@ char* format_fixed(char* out, double v, int decimals) {
   return format_scaled_any(out, q, decimals, std::make_integer_sequence<int, 10>{});
 }
 
-void append_fixed(std::string& out, double v, int decimals) {
-  char buf[kMaxFixedChars];
-  out.append(buf, format_fixed(buf, v, decimals));
-}
-
 char* format_general17(char* out, double v) {
   // A whole number below 2^53 has at most 16 digits: %.17g prints it without exponent, point or
   // trailing zeros, which is the integer's own text. -0 ("-0") takes the general path.
   if (v >= 0 && v <= 9007199254740992.0 && !std::signbit(v) && v == std::floor(v))
     return std::to_chars(out, out + kMaxGeneral17Chars, static_cast<std::uint64_t>(v)).ptr;
   return std::to_chars(out, out + kMaxGeneral17Chars, v, std::chars_format::general, 17).ptr;
-}
-
-void append_general17(std::string& out, double v) {
-  char buf[kMaxGeneral17Chars];
-  out.append(buf, format_general17(buf, v));
 }
 
 }  // namespace hcpsim

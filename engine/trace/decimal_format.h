@@ -4,7 +4,6 @@
 // or FLOP counts that are whole numbers; those are formatted with integer arithmetic, exact, and the
 // rest (large, tiny, negative or fractional values) by std::to_chars, which gives printf's bytes too.
 #include <cstddef>
-#include <string>
 
 namespace hcpsim {
 
@@ -15,12 +14,9 @@ inline constexpr std::size_t kMaxGeneral17Chars = 40;
 // Writes v as printf("%.*f", decimals, v) does (correctly rounded, exact ties to even) at `out`,
 // which has room for kMaxFixedChars, and returns the end. Precondition: v is finite, 0 <= decimals <= 9.
 char* format_fixed(char* out, double v, int decimals);
-// Appends the same text to a string.
-void append_fixed(std::string& out, double v, int decimals);
 
 // Writes v as printf("%.17g", v) does (every double read back exactly) at `out`, which has room for
 // kMaxGeneral17Chars, and returns the end. Precondition: v is finite.
 char* format_general17(char* out, double v);
-void append_general17(std::string& out, double v);
 
 }  // namespace hcpsim

@@ -24,9 +24,8 @@
 
 #include "engine/app/step_trace.h"
 #include "engine/layout/rank_layout.h"
-#include "gui/app/run_panel.h"
 #include "gui/app/scenario_editor.h"
-#include "gui/models/csv_table.h"
+#include "gui/charts/csv_table.h"
 #include "gui/models/rank_table_model.h"
 #include "gui/models/prediction.h"
 #include "gui/models/summary_model.h"
@@ -35,6 +34,7 @@
 #include "gui/views/plan_panel.h"
 #include "gui/views/step_timeline_panel.h"
 #include "gui/views/summary_view.h"
+#include "gui/views/sweep_panel.h"
 #include "gui/views/export.h"
 #include "gui/views/layout_view.h"
 #include "gui/views/hp_step_view.h"
@@ -102,25 +102,14 @@ MainWindow::MainWindow(QWidget* parent) : QMainWindow(parent) {
   step_job_ = new BackgroundJob(this);
   chart_ = new ChartView(tabs_);
   tabs_->addTab(chart_, tr("Charts"));
-  runs_ = new RunPanel(tabs_);
-  tabs_->addTab(runs_, tr("Runs"));
+  sweep_ = new SweepPanel(tabs_);
+  tabs_->addTab(sweep_, tr("Sweep"));
   setCentralWidget(tabs_);
   build_menus();
 
   connect(editor_, &ScenarioEditor::scenario_changed, this, &MainWindow::on_scenario);
   connect(editor_, &ScenarioEditor::diagnostics_changed, this, [this](int e, int w) {
     statusBar()->showMessage(e ? tr("%1 error(s), %2 warning(s)").arg(e).arg(w) : tr("valid, %1 warning(s)").arg(w));
-  });
-  connect(runs_, &RunPanel::finished, this, [this](int code, const QString& out) {
-    if (code != 0) return;
-    // `hcpsim sweep` writes its table as CSV on stdout: it goes to the chart.
-    try {
-      const CsvTable t = parse_csv(out, "hcpsim sweep");
-      chart_->show_sweep(t, guess_chart_columns(t), tr("sweep"));
-      tabs_->setCurrentWidget(chart_);
-    } catch (const std::exception& e) {
-      statusBar()->showMessage(tr("sweep output: %1").arg(QString::fromUtf8(e.what())));
-    }
   });
   resize(1280, 820);
 }
@@ -167,7 +156,10 @@ void MainWindow::build_menus() {
     plan_->start();
   });
   run->addAction(tr("S&weep…"), this, &MainWindow::run_sweep);
-  run->addAction(tr("&Cancel"), runs_, &RunPanel::cancel);
+  run->addAction(tr("&Cancel"), this, [this] {
+    sweep_->cancel();
+    plan_->cancel();
+  });
 }
 
 bool MainWindow::open_path(const QString& path, const QStringList& overrides) {
@@ -288,11 +280,12 @@ void MainWindow::run_step_trace(std::shared_ptr<const Scenario> s, const std::st
 }
 
 void MainWindow::run_sweep() {
-  const QString p = QFileDialog::getOpenFileName(this, tr("Sweep file"), {}, tr("Sweeps (*.yaml *.yml)"));
+  const QString p = QFileDialog::getOpenFileName(this, tr("Sweep file (or a scenario, then give the axes)"), {},
+                                                 tr("YAML (*.yaml *.yml)"));
   if (p.isEmpty()) return;
-  runs_->prepare_sweep(p);
-  tabs_->setCurrentWidget(runs_);
-  runs_->start();
+  sweep_->set_file(p);
+  tabs_->setCurrentWidget(sweep_);
+  sweep_->start();
 }
 
 void MainWindow::dragEnterEvent(QDragEnterEvent* e) {

@@ -1,6 +1,6 @@
 #pragma once
 // The hcpsim-gui main window: tabs for the scenario editor, summary, plan, layout, ring steps,
-// timeline, charts and runs; File menu (open scenario / trace / measured trace / CSV, export the current view), drag and drop.
+// timeline, charts and sweep; File menu (open scenario / trace / measured trace / CSV, export the current view), drag and drop.
 #include <QMainWindow>
 #include <memory>
 #include <optional>
@@ -21,8 +21,8 @@ class RankTableModel;
 class HpStepPanel;
 class RingStepPanel;
 class PlanPanel;
-class RunPanel;
 class SummaryView;
+class SweepPanel;
 class StepTimelinePanel;
 class BackgroundJob;
 class ScenarioEditor;
@@ -44,6 +44,7 @@ class MainWindow : public QMainWindow {
   PlanPanel* plan() const { return plan_; }
   StepTimelinePanel* step_timeline() const { return step_timeline_; }
   TimelineView* timeline() const { return timeline_; }
+  SweepPanel* sweep() const { return sweep_; }
   // Predicts the editor's last valid scenario in the background through the application layer
   // (gui/models/prediction.h); the summary, the timeline and the step view follow. `backend` empty:
   // the scenario's simulation.backend. False when a prediction runs or there is no valid scenario.
@@ -75,7 +76,7 @@ class MainWindow : public QMainWindow {
   HpStepPanel* hp_steps_;
   TimelineView* timeline_;
   ChartView* chart_;
-  RunPanel* runs_;
+  SweepPanel* sweep_;
   SummaryView* summary_;
   PlanPanel* plan_;
   BackgroundJob* predict_job_;

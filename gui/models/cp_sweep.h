@@ -7,7 +7,7 @@
 #include <QStringList>
 
 #include "engine/scenario/scenario.h"
-#include "gui/models/csv_table.h"
+#include "gui/charts/csv_table.h"
 
 namespace hcpsim::gui {
 

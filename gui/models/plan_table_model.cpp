@@ -1,5 +1,6 @@
 #include "gui/models/plan_table_model.h"
 
+#include <algorithm>
 #include <cmath>
 
 #include "engine/planning/sweep_result.h"
@@ -84,6 +85,29 @@ bool PlanFilterModel::filterAcceptsRow(int row, const QModelIndex& parent) const
   if (!text_.isEmpty() && !layout.contains(text_, Qt::CaseInsensitive)) return false;
   const double gib = m->data(m->index(row, PlanTableModel::MemoryGiB, parent), Qt::UserRole).toDouble();
   return max_gib_ <= 0 || gib <= max_gib_;
+}
+
+planning::PlanOptions plan_view_options(int gpus, int top) {
+  planning::PlanOptions o;
+  o.gpus = gpus;
+  o.top = top;
+  o.search = planning::PlanSearch{};
+  o.misses = static_cast<std::size_t>(std::max(0, top));
+  o.predict_misses = true;
+  return o;
+}
+
+PlanChartPoints plan_chart_points(const planning::PlanOutcome& out) {
+  PlanChartPoints p;
+  auto add = [](std::vector<QPointF>& to, const planning::PointResult& r) {
+    const double x = planning::metric_value(r, "memory_per_gpu_gib");
+    const double y = planning::metric_value(r, "tokens_per_s_per_gpu");
+    if (r.status == planning::PointStatus::Ok && !std::isnan(x) && !std::isnan(y)) to.emplace_back(x, y);
+  };
+  for (const planning::PlanEntry& e : out.best) add(p.fits, e.result);
+  for (const planning::PlanMiss& m : out.closest_misses)
+    if (m.result) add(p.over, *m.result);
+  return p;
 }
 
 std::vector<CompareRow> compare_entries(const planning::PlanEntry& a, const planning::PlanEntry& b) {

@@ -2,6 +2,7 @@
 // The planner's ranked answer as an item model (one row per predicted layout, best first) and the
 // side-by-side comparison of two of its rows. Figures are the planner's metrics (metric_names()).
 #include <QAbstractTableModel>
+#include <QPointF>
 #include <QSortFilterProxyModel>
 #include <vector>
 
@@ -52,6 +53,19 @@ struct CompareRow {
   QString a, b;     // values as shown
   QString difference;   // b - a (numbers), "same" or "differs" (layout fields)
 };
+
+// What the plan view asks the planner: every axis searched on `gpus` GPUs (0 = the scenario's), the
+// best `top` ranked, and as many of the closest misses predicted (the chart's "does not fit").
+planning::PlanOptions plan_view_options(int gpus, int top);
+
+// The plan chart's points, tokens/s per GPU (y) against memory per GPU in GiB (x): the ranked layouts,
+// which fit, and the predicted closest misses (planning::PlanOptions::predict_misses), which do not.
+// Points without both figures are left out.
+struct PlanChartPoints {
+  std::vector<QPointF> fits;
+  std::vector<QPointF> over;
+};
+PlanChartPoints plan_chart_points(const planning::PlanOutcome& out);
 
 // Every figure of two plan entries side by side: the layout fields, then every planner metric.
 std::vector<CompareRow> compare_entries(const planning::PlanEntry& a, const planning::PlanEntry& b);

@@ -68,31 +68,47 @@ TimelineTrace load_chrome_trace(const std::string& path) {
   return t;
 }
 
-TimelineTrace load_profiler_trace(const std::string& path) {
-  TimelineTrace t = from_engine_trace(measured_step_as_trace(read_measured_run({path}, KernelClassifier()), 0));
-  t.source = path;
-  return t;
+MeasuredKind timeline_kind(const TimelineEvent& e) {
+  return e.measured_only ? *e.measured_only : measured_kind_of(e.kind);
 }
 
-TimelineTrace from_engine_trace(const Trace& tr) {
+namespace {
+
+// The engine trace's events, then `others` (kernels without a task kind), on rank x stream lanes.
+TimelineTrace make_timeline(const Trace& tr, std::vector<MeasuredOnlyEvent> others) {
   TimelineTrace t;
   t.source = tr.scenario.empty() ? "<memory>" : tr.scenario;
   t.trace = tr;
   std::vector<TimelineEvent> evs;
   std::vector<TimelineLane> lanes;
   std::map<std::pair<int, std::string>, int> lane_of;
-  for (const auto& x : tr.events) {
+  auto add = [&](const TraceEvent& x, std::optional<MeasuredKind> measured_only) {
     TimelineEvent e;
     static_cast<TraceEvent&>(e) = x;
+    e.measured_only = measured_only;
     const std::string stream = to_string(x.stream);
     auto [it, fresh] = lane_of.try_emplace({x.rank, stream}, static_cast<int>(lanes.size()));
     if (fresh) lanes.push_back({x.rank, stream});
     e.lane = it->second;
     evs.push_back(std::move(e));
-  }
+  };
+  for (const auto& x : tr.events) add(x, std::nullopt);
+  for (auto& o : others) add(o.event, o.kind);
   finish(t, evs, lanes);
   return t;
 }
+
+}  // namespace
+
+TimelineTrace load_profiler_trace(const std::string& path) {
+  std::vector<MeasuredOnlyEvent> others;
+  const Trace tr = measured_step_as_trace(read_measured_run({path}, KernelClassifier()), 0, nullptr, &others);
+  TimelineTrace t = make_timeline(tr, std::move(others));
+  t.source = path;
+  return t;
+}
+
+TimelineTrace from_engine_trace(const Trace& tr) { return make_timeline(tr, {}); }
 
 void unify_lanes(TimelineTrace& a, TimelineTrace& b) {
   std::vector<TimelineLane> lanes;

@@ -4,10 +4,12 @@
 // prediction with a measurement are the engine's (engine/report/report.h critical_path,
 // engine/compare/trace_compare.h), mapped onto the timeline's events.
 #include <cstdint>
+#include <optional>
 #include <string>
 #include <vector>
 
 #include "engine/graph/task_graph.h"
+#include "engine/measured/measured_trace.h"
 #include "engine/trace/trace.h"
 
 namespace hcpsim::gui {
@@ -15,7 +17,15 @@ namespace hcpsim::gui {
 // One engine TraceEvent placed on a lane of the timeline.
 struct TimelineEvent : TraceEvent {
   int lane = 0;                     // index into TimelineTrace::lanes
+  // A profiled kernel of a kind hcpsim has no task for (memory_bound, optimizer,
+  // other_communication, other): that kind; TraceEvent::kind is then not meaningful. Drawn like the
+  // others, left out of the critical path and of matching (they use TimelineTrace::trace).
+  std::optional<MeasuredKind> measured_only;
 };
+
+// What the timeline calls an event's kind ("attention_forward", ..., "memory_bound", "optimizer"):
+// its measured kind when it has no task kind, else its task kind. Its colour: colors.h kind_color.
+MeasuredKind timeline_kind(const TimelineEvent& e);
 
 struct TimelineLane {
   int rank = 0;
@@ -36,8 +46,10 @@ struct TimelineTrace {
 // the file and the problem.
 TimelineTrace load_chrome_trace(const std::string& path);
 // A profiler trace (PyTorch profiler JSON or an Nsight Systems export of one rank): its first
-// profiled step, each rank from 0 (engine/measured/measured_as_trace.h). load_chrome_trace opens
-// such files with this. Throws std::runtime_error naming the file.
+// profiled step, each rank from 0 (engine/measured/measured_as_trace.h), every kernel drawn: those
+// with a task kind in TimelineTrace::trace too, the others (memory-bound, optimizer, ...) as events
+// with measured_only set. load_chrome_trace opens such files with this. Throws std::runtime_error
+// naming the file.
 TimelineTrace load_profiler_trace(const std::string& path);
 // Converts an engine trace (e.g. from an in-process backend run).
 TimelineTrace from_engine_trace(const Trace& t);

@@ -8,8 +8,8 @@
 #include <algorithm>
 #include <map>
 
-#include "gui/models/colors.h"
-#include "gui/models/sweep_chart_builder.h"
+#include "gui/charts/colors.h"
+#include "gui/charts/sweep_chart_builder.h"
 
 namespace hcpsim::gui {
 
@@ -20,7 +20,10 @@ ChartView::ChartView(QWidget* parent) : QChartView(parent) {
 }
 
 int ChartView::show_sweep(const CsvTable& t, const ChartColumns& c, const QString& title) {
-  const planning::ChartData data = chart_data_from_table(t, c, title);
+  return show_chart(chart_data_from_table(t, c, title));
+}
+
+int ChartView::show_chart(const planning::ChartData& data) {
   QChart* old = this->chart();
   setChart(build_sweep_chart(data));
   delete old;

@@ -3,7 +3,8 @@
 // cp_comm_type) and predicted vs measured task durations (one scatter per task kind, y = x line).
 #include <QChartView>
 
-#include "gui/models/csv_table.h"
+#include "engine/planning/sweep_chart.h"
+#include "gui/charts/csv_table.h"
 #include "gui/models/timeline_trace.h"
 
 namespace hcpsim::gui {
@@ -14,6 +15,8 @@ class ChartView : public QChartView {
   explicit ChartView(QWidget* parent = nullptr);
   // Lines from a CSV table; returns the number of series drawn.
   int show_sweep(const CsvTable& t, const ChartColumns& c, const QString& title);
+  // Lines of chart data (a sweep's results); returns the number of series drawn.
+  int show_chart(const planning::ChartData& data);
   // Scatter of matched task durations (microseconds); returns the number of matched tasks.
   int show_predicted_vs_measured(const TimelineTrace& predicted, const TimelineTrace& measured);
   QSize sizeHint() const override { return {900, 560}; }

@@ -6,7 +6,7 @@
 #include <QSvgGenerator>
 #include <QWidget>
 
-#include "gui/models/colors.h"
+#include "gui/charts/colors.h"
 
 namespace hcpsim::gui {
 

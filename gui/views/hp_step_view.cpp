@@ -5,7 +5,7 @@
 #include <algorithm>
 #include <cmath>
 
-#include "gui/models/colors.h"
+#include "gui/charts/colors.h"
 
 namespace hcpsim::gui {
 namespace {

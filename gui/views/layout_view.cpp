@@ -10,7 +10,7 @@
 #include <QWheelEvent>
 #include <cmath>
 
-#include "gui/models/colors.h"
+#include "gui/charts/colors.h"
 #include "gui/models/rank_table_model.h"
 
 namespace hcpsim::gui {

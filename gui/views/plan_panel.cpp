@@ -19,11 +19,9 @@
 #include <QTabWidget>
 #include <QValueAxis>
 #include <QVBoxLayout>
-#include <cmath>
 
 #include "engine/app/plan_run.h"
 #include "engine/layout/rank_layout.h"
-#include "engine/planning/sweep_result.h"
 #include "gui/models/figure_definitions.h"
 #include "gui/models/prediction.h"
 #include "gui/views/background_job.h"
@@ -132,10 +130,7 @@ bool PlanPanel::running() const { return job_->running(); }
 bool PlanPanel::start() {
   if (!base_ || job_->running()) return false;
   cancel_flag_ = std::make_shared<std::atomic<bool>>(false);
-  planning::PlanOptions options;
-  options.gpus = gpus_->value();
-  options.top = top_->value();
-  options.search = planning::PlanSearch{};
+  planning::PlanOptions options = plan_view_options(gpus_->value(), top_->value());
   QPointer<PlanPanel> self(this);
   options.progress = [self](std::size_t done, std::size_t total, std::size_t predicted) {
     QMetaObject::invokeMethod(qApp, [self, done, total, predicted] {
@@ -173,9 +168,9 @@ void PlanPanel::set_outcome(planning::PlanOutcome out, double capacity_gib) {
   capacity_gib_ = capacity_gib;
   pinned_[0] = pinned_[1] = -1;
   compare_->setRowCount(0);
-  const QString counts = tr("%1 layouts: %2 invalid, %3 out of memory, %4 failed; ranked by %5")
-                             .arg(out.enumerated).arg(out.invalid).arg(out.out_of_memory).arg(out.failed)
-                             .arg(QString::fromStdString(out.metric));
+  const QString counts = tr("%1 layouts: %2 invalid, %3 out of memory (the %4 closest in the chart), %5 failed; ranked by %6")
+                             .arg(out.enumerated).arg(out.invalid).arg(out.out_of_memory).arg(out.closest_misses.size())
+                             .arg(out.failed).arg(QString::fromStdString(out.metric));
   model_->set_outcome(std::move(out));
   bar_->setRange(0, 1);
   bar_->setValue(1);
@@ -188,21 +183,20 @@ QString PlanPanel::status_text() const { return status_->text(); }
 
 void PlanPanel::fill_chart() {
   auto* chart = new QChart;
-  chart->setTitle(tr("tokens/s per GPU against memory per GPU (each predicted layout)"));
+  chart->setTitle(tr("tokens/s per GPU against memory per GPU"));
   auto* fits = new QScatterSeries(chart);
   fits->setName(tr("fits"));
   auto* over = new QScatterSeries(chart);
   over->setName(tr("does not fit"));
   over->setColor(QColor(0xc0, 0x30, 0x30));
   double max_x = capacity_gib_, max_y = 0;
-  for (const auto& e : model_->outcome().best) {
-    const double x = planning::metric_value(e.result, "memory_per_gpu_gib");
-    const double y = planning::metric_value(e.result, "tokens_per_s_per_gpu");
-    if (std::isnan(x) || std::isnan(y)) continue;
-    (e.result.fits ? fits : over)->append(x, y);
-    max_x = std::max(max_x, x);
-    max_y = std::max(max_y, y);
-  }
+  const PlanChartPoints points = plan_chart_points(model_->outcome());
+  for (auto [series, list] : {std::pair{fits, &points.fits}, std::pair{over, &points.over}})
+    for (const QPointF& p : *list) {
+      series->append(p);
+      max_x = std::max(max_x, p.x());
+      max_y = std::max(max_y, p.y());
+    }
   auto* capacity = new QLineSeries(chart);
   capacity->setName(tr("GPU capacity"));
   capacity->append(capacity_gib_, 0);
@@ -223,7 +217,8 @@ void PlanPanel::fill_chart() {
   QChart* old = chart_->chart();
   chart_->setChart(chart);
   delete old;
-  chart_->setToolTip(figure_tooltip("step.tokens_per_s_per_gpu") + "\n" + figure_tooltip("memory.peak_bytes_per_gpu"));
+  chart_->setToolTip(tr("fits: the ranked layouts; does not fit: the valid layouts nearest to fitting, least memory first.") +
+                     "\n" + figure_tooltip("step.tokens_per_s_per_gpu") + "\n" + figure_tooltip("memory.peak_bytes_per_gpu"));
 }
 
 void PlanPanel::select_row(int row) {

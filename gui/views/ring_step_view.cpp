@@ -4,7 +4,7 @@
 #include <algorithm>
 
 #include "engine/schedule/schedule_descriptor.h"
-#include "gui/models/colors.h"
+#include "gui/charts/colors.h"
 
 namespace hcpsim::gui {
 namespace {
@@ -73,12 +73,18 @@ void RingStepView::paintEvent(QPaintEvent*) {
     p.drawText(rect(), Qt::AlignCenter, tr("No CP group (context_parallel_size = 1)"));
     return;
   }
+  paint_header(p);
+  paint_ranks(p);
+  paint_matrix(p);
+  paint_footer(p);
+}
+
+// Title: the schedule, cp, mask and step; how the sequence is cut.
+void RingStepView::paint_header(QPainter& p) const {
   const RingStepModel& m = *model_;
   const auto& P = m.params();
   const int n = m.chunks();
   QFont f = font();
-
-  // Header.
   f.setPixelSize(16);
   f.setBold(true);
   p.setFont(f);
@@ -93,8 +99,14 @@ void RingStepView::paintEvent(QPaintEvent*) {
   p.setFont(f);
   p.drawText(QPointF(kMargin, 42), tr("Sequence cut into 2·cp = %1 chunks C0…C%2; CP index i starts with C_i and C_%3-i.")
                                        .arg(n).arg(n - 1).arg(n - 1));
+}
 
-  // Left: per CP rank, the chunks it holds (upper half of a cell: Q, lower half: K/V).
+// Left: per CP rank, the chunks it holds (upper half of a cell: Q, lower half: K/V).
+void RingStepView::paint_ranks(QPainter& p) const {
+  const RingStepModel& m = *model_;
+  const auto& P = m.params();
+  const int n = m.chunks();
+  QFont f = font();
   const double left_w = width() * 0.5 - 2 * kMargin;
   const double label_w = 150;
   const double avail_rows = height() - kHeader - kFooter - 40;
@@ -133,8 +145,13 @@ void RingStepView::paintEvent(QPaintEvent*) {
       }
     }
   }
+}
 
-  // Right: the block matrix.
+// Right: the block matrix, each block in the colour of the ring position and step that compute it.
+void RingStepView::paint_matrix(QPainter& p) const {
+  const RingStepModel& m = *model_;
+  const int n = m.chunks();
+  QFont f = font();
   const QRectF m0 = block_rect(0, 0);
   const double cell = m0.width();
   p.setPen(QColor(0x20, 0x20, 0x20));
@@ -182,8 +199,13 @@ void RingStepView::paintEvent(QPaintEvent*) {
     p.drawText(QRectF(m0.x() + k * cell, m0.y() + n * cell + 2, cell, 14), Qt::AlignCenter, QString::number(k));
     p.drawText(QRectF(m0.x() - 28, m0.y() + k * cell, 24, cell), Qt::AlignRight | Qt::AlignVCenter, QString::number(k));
   }
+}
 
-  // Footer: coverage and balance.
+// Footer: whether every needed block is computed exactly once, the blocks per position, the legend.
+void RingStepView::paint_footer(QPainter& p) const {
+  const RingStepModel& m = *model_;
+  const auto& P = m.params();
+  QFont f = font();
   const double fy = height() - kFooter + 8;
   const bool once = m.every_block_once();
   p.setPen(once ? QColor(0x1b, 0x7a, 0x2e) : QColor(0xc0, 0x20, 0x20));

@@ -9,6 +9,7 @@
 #include "gui/models/ring_steps.h"
 #include "gui/views/step_slider.h"
 
+class QPainter;
 
 namespace hcpsim::gui {
 
@@ -33,6 +34,10 @@ class RingStepView : public QWidget {
   void paintEvent(QPaintEvent*) override;
 
  private:
+  void paint_header(QPainter& p) const;
+  void paint_ranks(QPainter& p) const;
+  void paint_matrix(QPainter& p) const;
+  void paint_footer(QPainter& p) const;
   std::unique_ptr<RingStepModel> model_;
   int step_ = 0;
 };

@@ -5,7 +5,7 @@
 
 #include "gui/models/cp_sweep.h"
 #include "gui/models/prediction.h"
-#include "gui/models/csv_table.h"
+#include "gui/charts/csv_table.h"
 #include "gui/models/timeline_trace.h"
 #include "gui/views/chart_view.h"
 #include "gui/views/export.h"
@@ -49,10 +49,7 @@ bool shoot_summary(const ScreenshotRequest& r, const Scenario& s, QString* error
 
 // The planner's answer on the scenario's model (or on --gpus GPUs), best row picked.
 bool shoot_plan(const ScreenshotRequest& r, const Scenario& s, QString* error) {
-  planning::PlanOptions options;
-  options.gpus = r.gpus;
-  options.top = 200;
-  options.search = planning::PlanSearch{};
+  const planning::PlanOptions options = plan_view_options(r.gpus, 200);
   PlanPanel v;
   v.set_scenario(std::make_shared<const Scenario>(s));
   if (r.gpus > 0) v.set_gpus(r.gpus);

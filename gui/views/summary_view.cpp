@@ -7,7 +7,7 @@
 #include <QVBoxLayout>
 #include <algorithm>
 
-#include "gui/models/colors.h"
+#include "gui/charts/colors.h"
 #include "gui/models/figure_definitions.h"
 
 namespace hcpsim::gui {

@@ -9,7 +9,7 @@
 #include <cmath>
 #include <set>
 
-#include "gui/models/colors.h"
+#include "gui/charts/colors.h"
 
 namespace hcpsim::gui {
 
@@ -79,7 +79,7 @@ QString TimelineView::tooltip_at(QPointF pt) const {
                     .arg(lane.rank).arg(QString::fromStdString(lane.stream))
                     .arg(TimelineGeometry::format_time(e.start_s))
                     .arg(TimelineGeometry::format_time(e.end_s - e.start_s));
-    s += QStringLiteral("<br>kind %1").arg(QString::fromLatin1(to_string(e.kind)));
+    s += QStringLiteral("<br>kind %1").arg(QString::fromLatin1(to_string(timeline_kind(e))));
     if (e.bytes > 0) s += QStringLiteral("<br>bytes %1").arg(format_bytes(e.bytes));
     if (e.flops > 0) {
       s += QStringLiteral("<br>FLOPs %1").arg(format_flops(e.flops));
@@ -112,7 +112,7 @@ void TimelineView::paint_trace(QPainter& p, const TimelineGeometry& g, const Tim
       if (r.left() < TimelineGeometry::kLabelWidth) r.setLeft(TimelineGeometry::kLabelWidth);
       if (r.width() <= 1.0 && std::floor(r.left()) == last_px) continue;   // same pixel column
       last_px = std::floor(r.left());
-      QColor c = task_kind_color(e.kind);
+      QColor c = kind_color(timeline_kind(e));
       if (overlay == 1) c = c.lighter(135);
       p.setPen(r.width() > 4 ? QPen(c.darker(150), 0.8) : Qt::NoPen);
       p.setBrush(c);
@@ -187,13 +187,15 @@ void TimelineView::paintEvent(QPaintEvent*) {
              p.fontMetrics().elidedText(src, Qt::ElideRight, static_cast<int>(TimelineGeometry::kLabelWidth - 10)));
   // Legend of the kinds present.
   std::set<int> kinds;
-  for (const auto& e : pred_.events) kinds.insert(static_cast<int>(e.kind));
+  for (const auto& e : pred_.events) kinds.insert(static_cast<int>(timeline_kind(e)));
+  if (meas_)
+    for (const auto& e : meas_->events) kinds.insert(static_cast<int>(timeline_kind(e)));
   double x = TimelineGeometry::kLabelWidth + 4;
   const double ly = height() - 16;
   p.fillRect(QRectF(0, ly - 4, width(), 20), QColor(0xfa, 0xfa, 0xf7, 230));
   for (int k : kinds) {
-    const QString name = QString::fromLatin1(to_string(static_cast<TaskKind>(k)));
-    p.fillRect(QRectF(x, ly, 10, 10), task_kind_color(static_cast<TaskKind>(k)));
+    const QString name = QString::fromLatin1(to_string(static_cast<MeasuredKind>(k)));
+    p.fillRect(QRectF(x, ly, 10, 10), kind_color(static_cast<MeasuredKind>(k)));
     p.drawText(QPointF(x + 13, ly + 9), name);
     x += 22 + p.fontMetrics().horizontalAdvance(name);
   }

@@ -100,6 +100,14 @@ TEST(CaseLoader, TextErrors) {
   // A very long name is refused by length (no regex: one recursing per character overflowed the stack).
   expect_contains(err("name: " + std::string(30000, 'a') + "\nkind: kernel\n"),
                   "...' is not a valid case name; use 1 to 128 characters");
+  // Case files are read with the scenario's YAML reader: a key given twice, a number that is not
+  // finite and a yes/no for a flag are refused as in a scenario file.
+  expect_contains(err("kind: kernel\nkind: kernel\n"), "t.yaml:2:1: error: kind: duplicate key 'kind'");
+  const std::string kernel = "kind: kernel\nrole: fit\nsource: {citation: c, where: w}\nsetup: s\ngpu: h100-sxm\nmetric: time_ms\n";
+  expect_contains(err(kernel + "measured: .inf\n"), "t.yaml:7:11: error: measured: expected a number, got '.inf'");
+  expect_contains(err(kernel + "measured: 1\nkernel: {pass: forward, family: fa3, batch: 1, seq_q: 8, seq_kv: 8, "
+                               "heads: 8, head_dim: 64, causal: yes}\n"),
+                  "error: kernel.causal: expected true or false, got 'yes'");
 }
 
 TEST(CaseLoader, OnlyRegularFilesAreRead) {

@@ -1,7 +1,7 @@
 // CSV parsing and sweep-chart series on tests/gui/data/sweep.csv (values chosen by hand).
 #include <gtest/gtest.h>
 
-#include "gui/models/csv_table.h"
+#include "gui/charts/csv_table.h"
 
 using namespace hcpsim::gui;
 

@@ -7,7 +7,7 @@
 #include <QImage>
 #include <QTemporaryDir>
 
-#include "gui/models/colors.h"
+#include "gui/charts/colors.h"
 #include "gui/views/hp_step_view.h"
 #include "gui/views/screenshot.h"
 #include "hp_step_scenarios.h"

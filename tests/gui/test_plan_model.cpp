@@ -103,6 +103,30 @@ TEST(PlanModel, CompareGivesEveryFigureWithTheDifference) {
   EXPECT_EQ(metric_rows, metrics);
 }
 
+TEST(PlanModel, ChartDrawsTheLayoutsThatDoNotFitAboveCapacity) {
+  const Scenario s = base();   // 8B at 64K on 8 H100s: most layouts without recomputation do not fit
+  const double capacity_gib = s.cluster.gpu.memory_bytes / (1024.0 * 1024.0 * 1024.0);
+  const planning::PlanOutcome out = app::plan_layouts(s, plan_view_options(0, 20));
+  ASSERT_GE(out.out_of_memory, 20u);
+  ASSERT_EQ(out.closest_misses.size(), 20u);
+  const PlanChartPoints p = plan_chart_points(out);
+  EXPECT_EQ(p.fits.size(), out.best.size());
+  ASSERT_EQ(p.over.size(), 20u);
+  for (const QPointF& f : p.fits) {
+    EXPECT_LE(f.x(), capacity_gib);
+    EXPECT_GT(f.y(), 0);
+  }
+  for (const QPointF& o : p.over) {
+    EXPECT_GT(o.x(), capacity_gib);
+    EXPECT_GT(o.y(), 0);
+  }
+  EXPECT_DOUBLE_EQ(p.over.front().x(), out.closest_misses.front().total_bytes / (1024.0 * 1024.0 * 1024.0));
+  // Without the misses' predictions there is nothing to draw above capacity.
+  planning::PlanOptions unpredicted = plan_view_options(0, 20);
+  unpredicted.predict_misses = false;
+  EXPECT_TRUE(plan_chart_points(app::plan_layouts(s, unpredicted)).over.empty());
+}
+
 TEST(PlanModel, CancelStopsThePlan) {
   const std::atomic<bool> cancel{true};
   planning::PlanOptions o;

@@ -10,7 +10,7 @@
 #include <QTest>
 
 #include "gui/models/cp_sweep.h"
-#include "gui/models/colors.h"
+#include "gui/charts/colors.h"
 #include "gui/views/layout_view.h"
 #include "gui/views/ring_step_view.h"
 #include "gui/views/screenshot.h"

@@ -10,13 +10,17 @@
 #include <QSpinBox>
 #include <QTemporaryDir>
 #include <algorithm>
+#include <cmath>
 
 #include "engine/trace/trace.h"
 #include "gui/app/main_window.h"
 #include "gui/app/scenario_editor.h"
+#include "gui/charts/csv_table.h"
 #include "gui/models/summary_model.h"
+#include "gui/models/sweep_table_model.h"
 #include "gui/views/step_timeline_panel.h"
 #include "gui/views/summary_view.h"
+#include "gui/views/sweep_panel.h"
 #include "gui/views/timeline_view.h"
 
 using namespace hcpsim::gui;
@@ -91,6 +95,47 @@ TEST(WindowVsCli, StepTimelineIsTheCliStepTrace) {
   for (const auto& e : cli.events) cli_end = std::max(cli_end, e.end_s);
   EXPECT_NEAR(gui_end, cli_end, 1e-6);   // the file holds microseconds
   EXPECT_GT(gui_end, 1.0);               // a whole step of 8 micro-batches, seconds
+}
+
+// Run ▸ Sweep in the window (in this process) gives the rows `hcpsim sweep --format csv` prints.
+TEST(WindowVsCli, SweepTabIsTheCliSweep) {
+  const QStringList vary{"model.context_parallel_size=2,4,8", "model.cp_comm_type=p2p,a2a", "simulation.backend=analytic"};
+  MainWindow w;
+  QSignalSpy done(w.sweep(), &SweepPanel::sweep_finished);
+  w.sweep()->set_file(kScenario);
+  w.sweep()->set_vary(vary.join(' '));
+  ASSERT_TRUE(w.sweep()->start());
+  ASSERT_TRUE(done.wait(120000));
+  ASSERT_EQ(done.at(0).at(0).toString(), QString()) << done.at(0).at(0).toString().toStdString();
+
+  QStringList args{"sweep", kScenario, "--format", "csv", "-j", "1"};
+  for (const QString& v : vary) args << "--vary" << v;
+  QProcess p;
+  p.start(HCPSIM_CLI, args);
+  ASSERT_TRUE(p.waitForFinished(120000));
+  ASSERT_EQ(p.exitCode(), 0) << p.readAllStandardError().toStdString();
+  const CsvTable cli = parse_csv(QString::fromUtf8(p.readAllStandardOutput()), "hcpsim sweep");
+  const SweepTableModel& gui = *w.sweep()->model();
+  ASSERT_EQ(static_cast<std::size_t>(gui.rowCount()), cli.rows.size());
+  ASSERT_EQ(gui.rowCount(), 6);
+  const int cli_cp = cli.column("model.context_parallel_size"), cli_comm = cli.column("model.cp_comm_type");
+  int compared = 0;
+  for (const QString& figure : {QStringLiteral("step_s"), QStringLiteral("tokens_per_s_per_gpu"),
+                                QStringLiteral("memory_per_gpu_gib"), QStringLiteral("mfu")}) {
+    ASSERT_GE(cli.column(figure), 0) << figure.toStdString();
+    for (int r = 0; r < gui.rowCount(); ++r) {   // the CLI sorts by the metric: match rows by their axes
+      const auto row = std::find_if(cli.rows.begin(), cli.rows.end(), [&](const QStringList& c) {
+        return c[cli_cp] == gui.data(gui.index(r, gui.column("model.context_parallel_size"))).toString() &&
+               c[cli_comm] == gui.data(gui.index(r, gui.column("model.cp_comm_type"))).toString();
+      });
+      ASSERT_NE(row, cli.rows.end()) << r;
+      const double want = (*row)[cli.column(figure)].toDouble();
+      EXPECT_NEAR(gui.data(gui.index(r, gui.column(figure)), Qt::UserRole).toDouble(), want, std::abs(want) * 1e-8)
+          << figure.toStdString() << " row " << r;
+      ++compared;
+    }
+  }
+  EXPECT_EQ(compared, 24);
 }
 
 }  // namespace

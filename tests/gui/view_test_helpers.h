@@ -6,7 +6,7 @@
 #include <QImage>
 #include <QTemporaryDir>
 
-#include "gui/models/colors.h"
+#include "gui/charts/colors.h"
 #include "gui/views/screenshot.h"
 
 namespace hcpsim::gui {

@@ -28,15 +28,13 @@ std::string printf_general17(double v) {
 }
 
 std::string fixed(double v, int decimals) {
-  std::string s = "x";   // appends, never overwrites
-  append_fixed(s, v, decimals);
-  return s.substr(1);
+  char buf[hcpsim::kMaxFixedChars];
+  return std::string(buf, hcpsim::format_fixed(buf, v, decimals));
 }
 
 std::string general17(double v) {
-  std::string s = "x";
-  append_general17(s, v);
-  return s.substr(1);
+  char buf[hcpsim::kMaxGeneral17Chars];
+  return std::string(buf, hcpsim::format_general17(buf, v));
 }
 
 // Values a trace holds and values at the edges of the fast paths.

@@ -87,6 +87,9 @@ inline std::vector<StepCase> step_cases() {
   v.push_back({.name = "pp2-m4-a2a", .comm = CpCommType::A2A});
   // DistFlashAttn's checkpointing: the graph recomputes each layer without its CP attention.
   v.push_back({.name = "pp2-m4-non-attention-recompute", .recompute = RecomputeGranularity::NonAttention});
+  // torchtitan's op-level checkpointing: every second matmul and the elementwise kernels again.
+  v.push_back({.name = "pp2-m4-selective-op-recompute", .recompute = RecomputeGranularity::SelectiveOp,
+               .elementwise = ElementwiseOps::Fused});
   v.push_back({.name = "pp4-m8-2nics", .pp = 4, .micro_batches = 8, .nics_per_node = 2});
   v.push_back({.name = "pp4-m8-1nic", .pp = 4, .micro_batches = 8, .nics_per_node = 1});
   // The layers' elementwise kernels, in every forward, recomputed forward and backward.

@@ -144,5 +144,20 @@ TEST(ParameterSharding, WholeStepGraphRefusesItByName) {
   }
 }
 
+// ddp.grad_reduce_in_fp32: stated, it sets the bytes of every gradient reduction; unset, FSDP reduces
+// in params_dtype and the distributed optimizer's buckets in fp32.
+TEST(ParameterSharding, GradReduceDtypeFollowsTheStatedSetting) {
+  Scenario s = llama7b(true);
+  const double bf16 = step_work(s).layer_grad_reduce_bytes;
+  s.ddp.grad_reduce_in_fp32 = true;
+  EXPECT_DOUBLE_EQ(step_work(s).layer_grad_reduce_bytes, 2 * bf16);
+  EXPECT_DOUBLE_EQ(step_work(s).layer_param_gather_bytes, bf16);   // parameters still gathered in bf16
+  EXPECT_GT(sharding_of(s, 10e-3, 25e-3, 1, 32).backward_s, sharding_of(llama7b(true), 10e-3, 25e-3, 1, 32).backward_s);
+  Scenario d = llama7b(false);
+  const double fp32 = step_work(d).grad_reduce_bytes;
+  d.ddp.grad_reduce_in_fp32 = false;
+  EXPECT_DOUBLE_EQ(step_work(d).grad_reduce_bytes, fp32 / 2);
+}
+
 }  // namespace
 }  // namespace hcpsim::step

@@ -11,6 +11,7 @@
 #include "engine/memory/memory_model.h"
 #include "engine/step/model_flops.h"
 #include "engine/step/step_model.h"
+#include "engine/step/step_work.h"
 #include "tests/support/llama3_models.h"
 
 namespace hcpsim::step {
@@ -139,6 +140,43 @@ TEST(StepModel, RecomputationAddsTheForwardAgain) {
   EXPECT_NEAR(compose_step(s, attention_only).recompute_s, 0.0, 1e-15);
   // Model FLOPs do not count recomputation: same FLOPs, longer step, lower MFU.
   EXPECT_LT(full.mfu, none.mfu);
+}
+
+// selective_op (torchtitan's op-level policy): wk, wo and w3 again, then the layer's elementwise
+// forward; priced as those GEMMs' FLOPs (K's share of QKV, all of the output projection, half of FC1).
+TEST(StepModel, SelectiveOpRecomputesEverySecondMatmulAndTheElementwiseOps) {
+  Scenario s = llama8b(1, 8, 1, 1);
+  s.model.elementwise_ops = ElementwiseOps::Fused;
+  s.model.recompute_granularity = RecomputeGranularity::SelectiveOp;
+  const StepWork w = step_work(s);
+  ASSERT_EQ(w.layer_recompute_forward.size(), 3u);
+  const double m = 16384, h = 4096, tp = 8;
+  double flops = 0;
+  for (const Kernel& k : w.layer_recompute_forward) flops += k.flops;
+  // K: 8 KV heads x 128 of 4096 + 2 x 1024 QKV columns; O: 4096 x 4096; w3: 14336 of FC1's 2 x 14336.
+  EXPECT_NEAR(flops, 2 * m * h * (1024 + 4096 + 14336) / tp, 1.0);
+  const StepReport op = compose_step(s, fixed_layer());
+  const CostModel cost(s);
+  double recompute_layer_s = 0;
+  for (const Kernel& k : w.layer_recompute_forward) {
+    TaskGraph g;
+    Task t;
+    t.kind = k.kind;
+    t.flops = k.flops;
+    t.bytes = k.bytes;
+    recompute_layer_s += cost.compute_seconds(g, g.task(g.add_task(t, k.label)));
+  }
+  double ew_s = 0;
+  for (const Kernel& k : w.layer_elementwise_forward) {
+    TaskGraph g;
+    Task t;
+    t.kind = k.kind;
+    t.bytes = k.bytes;
+    ew_s += cost.compute_seconds(g, g.task(g.add_task(t, k.label)));
+  }
+  EXPECT_NEAR(op.recompute_s, 32 * (recompute_layer_s + ew_s), 1e-9);
+  s.model.recompute_granularity = RecomputeGranularity::Selective;
+  EXPECT_EQ(step_work(s).layer_recompute_forward.size(), 0u);
 }
 
 TEST(StepModel, PrefillTimeToFirstTokenIsTheForwardThroughEveryStage) {

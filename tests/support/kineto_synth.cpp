@@ -41,6 +41,21 @@ const char* collective_name(TaskKind k) {
   }
 }
 
+// The input tensor's bytes PyTorch records as "In msg nelems" x dtype for a call whose rank sends
+// `sent` bytes to n - 1 peers: all-gather its shard, reduce-scatter and all-to-all the whole buffer
+// (n shards), all-reduce the buffer (a ring sends 2(n-1)/n of it).
+double input_bytes(const TraceEvent& e) {
+  const double n = static_cast<double>(e.peers.size()) + 1;
+  if (n < 2) return e.bytes;
+  switch (e.kind) {
+    case TaskKind::AllGather: return e.bytes / (n - 1);
+    case TaskKind::ReduceScatter:
+    case TaskKind::AllToAll: return e.bytes * n / (n - 1);
+    case TaskKind::AllReduce: return e.bytes * n / (2 * (n - 1));
+    default: return e.bytes;
+  }
+}
+
 class Writer {
  public:
   explicit Writer(const std::string& path) : path_(path), f_(std::fopen(path.c_str(), "w")) {
@@ -116,7 +131,7 @@ void write_rank(const Trace& t, int rank, const std::string& path, const KinetoS
               "\"block\": [384, 1, 1]",
               copy ? "gpu_memcpy" : "kernel", kernel_name(e->kind), stream, start, dur, correlation, stream, correlation);
         if (is_communication(e->kind))
-          w.put(", \"Collective name\": \"%s\", \"In msg nelems\": %.0f, \"dtype\": \"BFloat16\"", collective_name(e->kind), e->bytes / 2);
+          w.put(", \"Collective name\": \"%s\", \"In msg nelems\": %.0f, \"dtype\": \"BFloat16\"", collective_name(e->kind), input_bytes(*e) / 2);
         w.put("}}");
         ++correlation;
         clock_us = std::max(clock_us, start + dur);

@@ -7,7 +7,7 @@
 #include <QChart>
 
 #include "engine/planning/sweep_chart.h"
-#include "gui/models/csv_table.h"
+#include "gui/charts/csv_table.h"
 
 namespace hcpsim::gui {
 

@@ -1,4 +1,4 @@
-#include "gui/models/sweep_chart_builder.h"
+#include "gui/charts/sweep_chart_builder.h"
 
 #include <QCategoryAxis>
 #include <QLegend>
@@ -10,7 +10,7 @@
 #include <algorithm>
 #include <cmath>
 
-#include "gui/models/colors.h"
+#include "gui/charts/colors.h"
 
 namespace hcpsim::gui {
 namespace {

@@ -1,4 +1,4 @@
-#include "gui/models/csv_table.h"
+#include "gui/charts/csv_table.h"
 
 #include <QFile>
 #include <algorithm>

@@ -1,4 +1,4 @@
-#include "gui/models/colors.h"
+#include "gui/charts/colors.h"
 
 #include <cmath>
 
@@ -43,6 +43,16 @@ QColor task_kind_color(TaskKind k) {
     case TaskKind::Gemm: return QColor(0x5a, 0x9e, 0x32);
   }
   return Qt::gray;
+}
+
+QColor kind_color(MeasuredKind k) {
+  switch (k) {
+    case MeasuredKind::MemoryBound: return QColor(0xb8, 0xa8, 0x5c);
+    case MeasuredKind::Optimizer: return QColor(0x8c, 0x56, 0x3a);
+    case MeasuredKind::OtherCommunication: return QColor(0x5c, 0x70, 0x80);
+    case MeasuredKind::Other: return QColor(0x70, 0x70, 0x70);
+    default: return task_kind_color(static_cast<TaskKind>(k));
+  }
 }
 
 QColor ring_position_color(int p, int count) {
