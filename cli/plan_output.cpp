@@ -12,6 +12,7 @@
 #include "engine/planning/memory_fit.h"
 #include "engine/planning/min_gpus.h"
 #include "engine/planning/plan_emit.h"
+#include "engine/scenario/pipeline_split.h"
 #include "engine/validate/validate.h"
 #include "engine/validate/validate_without_placement.h"
 
@@ -136,6 +137,15 @@ void print_plan_json(const Scenario& base, const planning::PlanOutcome& out, con
     b["order"] = e.candidate.order;
     b["pp"] = e.candidate.pp;
     b["vpp"] = e.candidate.vpp;
+    // Transformer layers of each pipeline stage, and Megatron's uneven-split fields (null: unset).
+    const ModelConfig& mc = e.scenario.model;
+    b["pipeline_stage_layers"] = stage_layer_counts(mc);
+    b["decoder_first_pipeline_num_layers"] =
+        mc.decoder_first_pipeline_num_layers ? nlohmann::json(*mc.decoder_first_pipeline_num_layers) : nlohmann::json();
+    b["decoder_last_pipeline_num_layers"] =
+        mc.decoder_last_pipeline_num_layers ? nlohmann::json(*mc.decoder_last_pipeline_num_layers) : nlohmann::json();
+    b["account_for_embedding_in_pipeline_split"] = mc.account_for_embedding_in_pipeline_split;
+    b["account_for_loss_in_pipeline_split"] = mc.account_for_loss_in_pipeline_split;
     b["micro_batch_size"] = e.candidate.mbs;
     b["recompute"] = to_string(e.candidate.recompute);
     b["use_distributed_optimizer"] = e.candidate.distributed_optimizer;

@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <map>
+#include <numeric>
 #include <tuple>
 #include <stdexcept>
 #include <string>
@@ -84,6 +85,133 @@ double boundary_s(const RouteModel& routes, const RankLayout& layout, int from, 
   return t;
 }
 
+// The stage holding the most layers (the first of equals).
+std::size_t busiest_stage(const std::vector<std::vector<int>>& split) {
+  std::size_t busiest = 0;
+  int most = -1;
+  for (std::size_t st = 0; st < split.size(); ++st) {
+    int n = 0;
+    for (int c : split[st]) n += c;
+    if (n > most) {
+      most = n;
+      busiest = st;
+    }
+  }
+  return busiest;
+}
+
+// Recomputation (training): the forward run again inside the backward, for a chunk of n layers.
+// Returns the seconds and sets `recomputed` (layers whose elementwise forward `ew_f` runs again);
+// `op_recompute_s`: one layer's op-level recomputation (selective_op, step_work.h).
+double chunk_recompute_s(const Scenario& s, const LayerTimes& lt, double ew_f, double op_recompute_s, int n,
+                         int& recomputed) {
+  recomputed = 0;
+  double t = 0;
+  if (s.train.mode == TrainMode::Prefill) return t;
+  switch (s.model.recompute_granularity) {
+    case RecomputeGranularity::None: break;
+    case RecomputeGranularity::Selective: t = n * lt.attention_forward_s; break;
+    case RecomputeGranularity::Full:
+      recomputed = s.model.recompute_method == RecomputeMethod::Uniform ? n : std::min(n, std::max(1, s.model.recompute_num_layers));
+      t = recomputed * lt.layer_forward_s;
+      break;
+    case RecomputeGranularity::SelectiveOp:   // every second matmul and the elementwise ops (step_work.h)
+      if (lt.whole_layer) {
+        recomputed = n;
+        t = n * op_recompute_s;
+      }
+      break;
+    case RecomputeGranularity::NonAttention:   // everything but the core attention (attention-only times: nothing)
+      recomputed = n;
+      t = n * std::max(0.0, lt.layer_forward_s - lt.attention_forward_s);
+      break;
+  }
+  return t + recomputed * ew_f;
+}
+
+// The slowest boundary's transfer each way (r.p2p_forward_s / r.p2p_backward_s, NCCL launch
+// included); returns the share of the GPU a send takes from the compute it overlaps.
+double add_p2p_times(const Scenario& s, const CostModel& cost, const RankLayout& layout, const RouteModel& routes,
+                     double p2p_bytes, bool link_sharing, StepReport& r) {
+  const int p = s.pp(), v = s.vpp();
+  double send_load = 0;
+  if (p <= 1) return send_load;
+  const auto& pp_group = layout.group_of(GroupKind::PP, 0);
+  const int hops = v > 1 ? p : p - 1;   // interleaving also sends from the last stage to the first
+  for (int i = 0; i < hops; ++i) {
+    const int a = pp_group[static_cast<std::size_t>(i)];
+    const int b = pp_group[static_cast<std::size_t>((i + 1) % p)];
+    r.p2p_forward_s = std::max(r.p2p_forward_s, boundary_s(routes, layout, i, (i + 1) % p, p2p_bytes, link_sharing));
+    r.p2p_backward_s = std::max(r.p2p_backward_s, boundary_s(routes, layout, (i + 1) % p, i, p2p_bytes, link_sharing));
+    send_load = std::max({send_load, comm_load(cost, TaskKind::SendRecv, {a, b}, p2p_bytes),
+                          comm_load(cost, TaskKind::SendRecv, {b, a}, p2p_bytes)});
+  }
+  // The receiver sees the data once the send's NCCL call has also paid its host launch.
+  r.p2p_forward_s += launch_s(cost, TaskKind::SendRecv);
+  r.p2p_backward_s += launch_s(cost, TaskKind::SendRecv);
+  return send_load;
+}
+
+// A training step: the pipeline `in` replayed, then data parallelism and the optimizer. Fills the
+// DP and optimizer fields of `r` and returns the step's seconds.
+double training_step_s(const Scenario& s, const CostModel& cost, const RankLayout& layout, const RouteModel& routes,
+                       const StepWork& work, const std::vector<std::vector<int>>& split, PipelineInputs& in,
+                       StepReport& r) {
+  const int p = s.pp();
+  double time_s = 0;
+  // Data parallelism over the DP x CP group (the ranks that hold the same weights).
+  const auto& group = layout.group_of(GroupKind::DP_CP, 0);
+  r.dp_group_size = static_cast<int>(group.size());
+  const bool dist = s.ddp.use_distributed_optimizer || s.ddp.shard_parameters;
+  const TaskKind grad_kind = dist ? TaskKind::ReduceScatter : TaskKind::AllReduce;
+  // Each alone, as one NCCL call with its host launch.
+  const double rs_ring = ring_s(routes, grad_kind, group, work.grad_reduce_bytes);
+  const double rs_launch = rs_ring > 0 ? launch_s(cost, grad_kind) : 0.0;
+  r.dp_grad_reduce_s = rs_ring + rs_launch;
+  const double ag_ring = dist ? ring_s(routes, TaskKind::AllGather, group, work.param_gather_bytes) : 0.0;
+  const double ag_launch = ag_ring > 0 ? launch_s(cost, TaskKind::AllGather) : 0.0;
+  r.dp_param_gather_s = ag_ring + ag_launch;
+  // One bucket per layer of the stage whose parameters the gradient bytes count (step_work.h).
+  const int layers_per_stage = work.params_layers;
+  // The pipeline alone (warm-up, steady state, cool-down, P2P transfers).
+  const PipelineTimes alone = simulate_pipeline(in);
+  r.pipeline_s = alone.makespan_s;
+  r.pipeline_bubble_fraction = alone.bubble_fraction;
+  // Gradient buckets, one per layer, reduced while the last micro-batch's backward still runs
+  // (overlap_grad_reduce): the replay starts each after its layer and stretches the compute it
+  // overlaps by the share of the GPU its NCCL kernels take; the last bucket of a stage is exposed.
+  // Without overlap, one reduction follows each stage's last backward.
+  const bool rs_overlap = s.ddp.overlap_grad_reduce && rs_ring > 0;
+  PipelineTimes pt = alone;
+  if (rs_overlap) {
+    in.grad_buckets.assign(split.begin(), split.end());
+    in.grad_bucket_s = rs_ring / layers_per_stage + rs_launch;
+    in.grad_bucket_load = comm_load(cost, grad_kind, group, work.grad_reduce_bytes / layers_per_stage);
+    pt = simulate_pipeline(in);
+  }
+  double end_s = 0;
+  for (int st = 0; st < p; ++st) {
+    const auto si = static_cast<std::size_t>(st);
+    end_s = std::max(end_s, rs_overlap ? std::max(pt.stage_end_s[si], pt.grad_reduced_s[si])
+                                       : pt.stage_end_s[si] + r.dp_grad_reduce_s);
+  }
+  // Parameter all-gather: after the optimizer, or (overlap_param_gather) in per-layer buckets behind
+  // the first forward of the next step. Exposed then: the first bucket, or what stage 0's first
+  // forward cannot hide; the hidden part stretches that forward by the share of the GPU it takes.
+  const bool ag_overlap = dist && s.ddp.overlap_param_gather && ag_ring > 0;
+  const double ag_exposed =
+      ag_overlap ? std::max(ag_ring / layers_per_stage, ag_ring - alone.first_forward_s) + ag_launch : r.dp_param_gather_s;
+  const double ag_load =
+      ag_overlap ? comm_load(cost, TaskKind::AllGather, group, work.param_gather_bytes / layers_per_stage) : 0.0;
+  const double ag_s = ag_exposed + ag_load * (r.dp_param_gather_s - ag_exposed);
+  // Everything data parallelism adds to the pipeline: exposed collectives and the compute their
+  // hidden part slows down.
+  r.dp_exposed_s = end_s - alone.makespan_s + ag_s;
+  r.optimizer_s = kernels_s(cost, work.step_end);   // gradient norm, Adam, FP8 weight cast
+  time_s = end_s + ag_s + r.optimizer_s;
+  return time_s;
+}
+
 }  // namespace
 
 Scenario model_parallel_slice(const Scenario& s) {
@@ -120,50 +248,18 @@ StepReport compose_step(const Scenario& s, const LayerTimes& lt, const StepOptio
   const RankLayout layout = RankLayout::from_scenario(s);
   const RouteModel routes(s, cost);
   const StepWork work = step_work(s);
-  // The stage with the most layers, and the largest chunk: the report's per-stage breakdown.
-  std::size_t busiest = 0;
+  // The stage with the most layers (the report's per-stage breakdown) and the largest chunk.
+  const std::size_t busiest = busiest_stage(split);
   int largest_chunk = 0;
-  std::vector<int> stage_layers;
-  for (const auto& chunks : split) {
-    int n = 0;
-    for (int c : chunks) {
-      n += c;
-      largest_chunk = std::max(largest_chunk, c);
-    }
-    stage_layers.push_back(n);
-    if (n > stage_layers[busiest]) busiest = stage_layers.size() - 1;
-  }
+  for (const auto& chunks : split) largest_chunk = std::max(largest_chunk, *std::max_element(chunks.begin(), chunks.end()));
 
   // Elementwise kernels of one layer (model.elementwise_ops, layer_elementwise.h): outside the
   // layer graph, added to each layer's forward, recomputed forward and backward.
   const double ew_f = lt.whole_layer ? kernels_s(cost, work.layer_elementwise_forward) : 0.0;
   const double ew_b = lt.whole_layer ? kernels_s(cost, work.layer_elementwise_backward) : 0.0;
-  // Recomputation (training): the forward run again inside the backward, per chunk of n layers.
-  // Returns the seconds and sets `recomputed` (layers whose elementwise forward runs again).
-  auto recompute_s = [&](int n, int& recomputed) {
-    recomputed = 0;
-    double t = 0;
-    if (prefill) return t;
-    switch (s.model.recompute_granularity) {
-      case RecomputeGranularity::None: break;
-      case RecomputeGranularity::Selective: t = n * lt.attention_forward_s; break;
-      case RecomputeGranularity::Full:
-        recomputed = s.model.recompute_method == RecomputeMethod::Uniform ? n : std::min(n, std::max(1, s.model.recompute_num_layers));
-        t = recomputed * lt.layer_forward_s;
-        break;
-      case RecomputeGranularity::SelectiveOp:   // every second matmul and the elementwise ops (step_work.h)
-        if (lt.whole_layer) {
-          recomputed = n;
-          t = n * kernels_s(cost, work.layer_recompute_forward);
-        }
-        break;
-      case RecomputeGranularity::NonAttention:   // everything but the core attention (attention-only times: nothing)
-        recomputed = n;
-        t = n * std::max(0.0, lt.layer_forward_s - lt.attention_forward_s);
-        break;
-    }
-    return t + recomputed * ew_f;
-  };
+  // One layer's op-level recomputation (selective_op): every second matmul and the elementwise ops.
+  const double op_recompute_s = lt.whole_layer ? kernels_s(cost, work.layer_recompute_forward) : 0.0;
+  auto recompute_s = [&](int n, int& recomputed) { return chunk_recompute_s(s, lt, ew_f, op_recompute_s, n, recomputed); };
   // The report's recomputation and elementwise seconds: the busiest stage's chunks, one micro-batch.
   for (int n : split[busiest]) {
     int recomputed = 0;
@@ -181,23 +277,7 @@ StepReport compose_step(const Scenario& s, const LayerTimes& lt, const StepOptio
   r.output_layer_s = out_f + out_b;
 
   // P2P activation transfers between neighbouring stages, on the route between the two ranks.
-  const double p2p_bytes = work.p2p_bytes;
-  double send_load = 0;   // share of the GPU a send takes from the compute it overlaps
-  if (p > 1) {
-    const auto& pp_group = layout.group_of(GroupKind::PP, 0);
-    const int hops = v > 1 ? p : p - 1;   // interleaving also sends from the last stage to the first
-    for (int i = 0; i < hops; ++i) {
-      const int a = pp_group[static_cast<std::size_t>(i)];
-      const int b = pp_group[static_cast<std::size_t>((i + 1) % p)];
-      r.p2p_forward_s = std::max(r.p2p_forward_s, boundary_s(routes, layout, i, (i + 1) % p, p2p_bytes, options.link_sharing));
-      r.p2p_backward_s = std::max(r.p2p_backward_s, boundary_s(routes, layout, (i + 1) % p, i, p2p_bytes, options.link_sharing));
-      send_load = std::max({send_load, comm_load(cost, TaskKind::SendRecv, {a, b}, p2p_bytes),
-                            comm_load(cost, TaskKind::SendRecv, {b, a}, p2p_bytes)});
-    }
-    // The receiver sees the data once the send's NCCL call has also paid its host launch.
-    r.p2p_forward_s += launch_s(cost, TaskKind::SendRecv);
-    r.p2p_backward_s += launch_s(cost, TaskKind::SendRecv);
-  }
+  const double send_load = add_p2p_times(s, cost, layout, routes, work.p2p_bytes, options.link_sharing, r);
 
   // Parameter sharding (ZeRO-3 / FSDP): per layer, the parameters gathered before each forward
   // (and recomputed forward) and before the backward, the gradients reduce-scattered after it, on
@@ -248,68 +328,14 @@ StepReport compose_step(const Scenario& s, const LayerTimes& lt, const StepOptio
     r.stage_backward_s = std::max(r.stage_backward_s, stage_b);
   }
 
-  double time_s = 0;
   if (prefill) {
     // One sequence through every stage and chunk, one transfer per boundary; the m micro-batches of
     // the batch follow each other through the pipeline, one busiest-stage forward apart.
-    double ttft = 0;
-    for (double f : stage_f) ttft += f;
-    r.ttft_s = ttft + (p * v - 1) * r.p2p_forward_s;
+    r.ttft_s = std::accumulate(stage_f.begin(), stage_f.end(), 0.0) + (p * v - 1) * r.p2p_forward_s;
     r.pipeline_s = r.ttft_s + (m - 1) * std::max(r.stage_forward_s, r.p2p_forward_s);
     r.pipeline_bubble_fraction = r.pipeline_s > 0 ? 1.0 - m * r.stage_forward_s / r.pipeline_s : 0.0;
-    time_s = r.pipeline_s;
-  } else {
-    // Data parallelism over the DP x CP group (the ranks that hold the same weights).
-    const auto& group = layout.group_of(GroupKind::DP_CP, 0);
-    r.dp_group_size = static_cast<int>(group.size());
-    const bool dist = s.ddp.use_distributed_optimizer || s.ddp.shard_parameters;
-    const TaskKind grad_kind = dist ? TaskKind::ReduceScatter : TaskKind::AllReduce;
-    // Each alone, as one NCCL call with its host launch.
-    const double rs_ring = ring_s(routes, grad_kind, group, work.grad_reduce_bytes);
-    const double rs_launch = rs_ring > 0 ? launch_s(cost, grad_kind) : 0.0;
-    r.dp_grad_reduce_s = rs_ring + rs_launch;
-    const double ag_ring = dist ? ring_s(routes, TaskKind::AllGather, group, work.param_gather_bytes) : 0.0;
-    const double ag_launch = ag_ring > 0 ? launch_s(cost, TaskKind::AllGather) : 0.0;
-    r.dp_param_gather_s = ag_ring + ag_launch;
-    // One bucket per layer of the stage whose parameters the gradient bytes count (step_work.h).
-    const int layers_per_stage = work.params_layers;
-    // The pipeline alone (warm-up, steady state, cool-down, P2P transfers).
-    const PipelineTimes alone = simulate_pipeline(in);
-    r.pipeline_s = alone.makespan_s;
-    r.pipeline_bubble_fraction = alone.bubble_fraction;
-    // Gradient buckets, one per layer, reduced while the last micro-batch's backward still runs
-    // (overlap_grad_reduce): the replay starts each after its layer and stretches the compute it
-    // overlaps by the share of the GPU its NCCL kernels take; the last bucket of a stage is exposed.
-    // Without overlap, one reduction follows each stage's last backward.
-    const bool rs_overlap = s.ddp.overlap_grad_reduce && rs_ring > 0;
-    PipelineTimes pt = alone;
-    if (rs_overlap) {
-      in.grad_buckets.assign(split.begin(), split.end());
-      in.grad_bucket_s = rs_ring / layers_per_stage + rs_launch;
-      in.grad_bucket_load = comm_load(cost, grad_kind, group, work.grad_reduce_bytes / layers_per_stage);
-      pt = simulate_pipeline(in);
-    }
-    double end_s = 0;
-    for (int st = 0; st < p; ++st) {
-      const auto si = static_cast<std::size_t>(st);
-      end_s = std::max(end_s, rs_overlap ? std::max(pt.stage_end_s[si], pt.grad_reduced_s[si])
-                                         : pt.stage_end_s[si] + r.dp_grad_reduce_s);
-    }
-    // Parameter all-gather: after the optimizer, or (overlap_param_gather) in per-layer buckets behind
-    // the first forward of the next step. Exposed then: the first bucket, or what stage 0's first
-    // forward cannot hide; the hidden part stretches that forward by the share of the GPU it takes.
-    const bool ag_overlap = dist && s.ddp.overlap_param_gather && ag_ring > 0;
-    const double ag_exposed =
-        ag_overlap ? std::max(ag_ring / layers_per_stage, ag_ring - alone.first_forward_s) + ag_launch : r.dp_param_gather_s;
-    const double ag_load =
-        ag_overlap ? comm_load(cost, TaskKind::AllGather, group, work.param_gather_bytes / layers_per_stage) : 0.0;
-    const double ag_s = ag_exposed + ag_load * (r.dp_param_gather_s - ag_exposed);
-    // Everything data parallelism adds to the pipeline: exposed collectives and the compute their
-    // hidden part slows down.
-    r.dp_exposed_s = end_s - alone.makespan_s + ag_s;
-    r.optimizer_s = kernels_s(cost, work.step_end);   // gradient norm, Adam, FP8 weight cast
-    time_s = end_s + ag_s + r.optimizer_s;
   }
+  const double time_s = prefill ? r.pipeline_s : training_step_s(s, cost, layout, routes, work, split, in, r);
   r.time_s = time_s;
   const double world = s.world_size();
   const double batch_tokens = static_cast<double>(r.global_batch) * s.model.seq_length;
