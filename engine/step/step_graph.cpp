@@ -301,28 +301,23 @@ class StepGraphBuilder {
     const auto& model = s_.model;
     for (int i = lpc_ - 1; i >= 0; --i) {
       const int layer = layer_of(st, c, i);
+      const bool ffn = model.ffn_hidden_size > 0;
+      const bool full = model.recompute_method == RecomputeMethod::Uniform || i < std::max(1, model.recompute_num_layers);
+      bool elementwise = false;
       switch (model.recompute_granularity) {
         case RecomputeGranularity::None: break;
         case RecomputeGranularity::Selective: add_layer_pass(st, layer, Pass::Forward, Part::AttentionOnly); break;
         case RecomputeGranularity::SelectiveOp:
-          if (s_.model.ffn_hidden_size > 0) {
-            add_kernels(st, work_.layer_recompute_forward, Pass::Forward, layer);
-            add_kernels(st, work_.layer_elementwise_forward, Pass::Forward, layer);
-          }
+          if ((elementwise = ffn)) add_kernels(st, work_.layer_recompute_forward, Pass::Forward, layer);
           break;
         case RecomputeGranularity::NonAttention:
-          if (s_.model.ffn_hidden_size > 0) {
-            add_layer_pass(st, layer, Pass::Forward, Part::WithoutAttention);
-            add_kernels(st, work_.layer_elementwise_forward, Pass::Forward, layer);
-          }
+          if ((elementwise = ffn)) add_layer_pass(st, layer, Pass::Forward, Part::WithoutAttention);
           break;
         case RecomputeGranularity::Full:
-          if (model.recompute_method == RecomputeMethod::Uniform || i < std::max(1, model.recompute_num_layers)) {
-            add_layer_pass(st, layer, Pass::Forward);
-            add_kernels(st, work_.layer_elementwise_forward, Pass::Forward, layer);
-          }
+          if ((elementwise = full)) add_layer_pass(st, layer, Pass::Forward);
           break;
       }
+      if (elementwise) add_kernels(st, work_.layer_elementwise_forward, Pass::Forward, layer);
       add_layer_pass(st, layer, Pass::Backward);
       add_kernels(st, work_.layer_elementwise_backward, Pass::Backward, layer);
       if (dp_ && s_.ddp.overlap_grad_reduce && mb == m_ - 1)
