@@ -157,23 +157,21 @@ TEST(StepModel, SelectiveOpRecomputesEverySecondMatmulAndTheElementwiseOps) {
   EXPECT_NEAR(flops, 2 * m * h * (1024 + 4096 + 14336) / tp, 1.0);
   const StepReport op = compose_step(s, fixed_layer());
   const CostModel cost(s);
-  double recompute_layer_s = 0;
-  for (const Kernel& k : w.layer_recompute_forward) {
-    TaskGraph g;
-    Task t;
-    t.kind = k.kind;
-    t.flops = k.flops;
-    t.bytes = k.bytes;
-    recompute_layer_s += cost.compute_seconds(g, g.task(g.add_task(t, k.label)));
-  }
-  double ew_s = 0;
-  for (const Kernel& k : w.layer_elementwise_forward) {
-    TaskGraph g;
-    Task t;
-    t.kind = k.kind;
-    t.bytes = k.bytes;
-    ew_s += cost.compute_seconds(g, g.task(g.add_task(t, k.label)));
-  }
+  // Each kernel priced alone by the cost model, one after the other.
+  auto seconds_of = [&](const std::vector<Kernel>& ks) {
+    double total = 0;
+    for (const Kernel& k : ks) {
+      TaskGraph g;
+      Task t;
+      t.kind = k.kind;
+      t.flops = k.flops;
+      t.bytes = k.bytes;
+      total += cost.compute_seconds(g, g.task(g.add_task(t, k.label)));
+    }
+    return total;
+  };
+  const double recompute_layer_s = seconds_of(w.layer_recompute_forward);
+  const double ew_s = seconds_of(w.layer_elementwise_forward);
   EXPECT_NEAR(op.recompute_s, 32 * (recompute_layer_s + ew_s), 1e-9);
   s.model.recompute_granularity = RecomputeGranularity::Selective;
   EXPECT_EQ(step_work(s).layer_recompute_forward.size(), 0u);
