@@ -8,6 +8,8 @@
 #include <limits>
 #include <stdexcept>
 
+#include "engine/scenario/gpu_family.h"
+
 namespace hcpsim {
 
 namespace {
@@ -55,9 +57,7 @@ const char* to_string(NcclProtocol p) {
 
 NcclArch nccl_arch(const std::string& gpu_name) {
   if (starts_with(gpu_name, "a100") || starts_with(gpu_name, "a800")) return NcclArch::Ampere;
-  if (starts_with(gpu_name, "b100") || starts_with(gpu_name, "b200") || starts_with(gpu_name, "gb200") ||
-      starts_with(gpu_name, "b300") || starts_with(gpu_name, "gb300"))
-    return NcclArch::Blackwell;
+  if (is_blackwell_gpu(gpu_name)) return NcclArch::Blackwell;
   return NcclArch::Hopper;
 }
 

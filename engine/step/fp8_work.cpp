@@ -21,6 +21,7 @@
 
 #include "engine/cost/gemm_efficiency.h"
 #include "engine/cost/layer_gemms.h"
+#include "engine/scenario/gpu_family.h"
 
 namespace hcpsim::step {
 namespace {
@@ -42,7 +43,7 @@ constexpr Projection kProjections[] = {
 }  // namespace
 
 bool fp8_gemm_needs_transposed_copy(const std::string& gpu) {
-  return !(gpu.rfind("b200", 0) == 0 || gpu.rfind("gb200", 0) == 0);
+  return !is_blackwell_gpu(gpu);
 }
 
 Fp8QuantizeBytes fp8_quantize_bytes(const std::string& recipe, double e, bool transposed_copy) {

@@ -18,7 +18,7 @@ struct Fp8QuantizeBytes {
 Fp8QuantizeBytes fp8_quantize_bytes(const std::string& recipe, double bytes_per_element, bool transposed_copy);
 
 // Whether the GPU's FP8 GEMMs read a transposed FP8 copy for the non-TN layouts (Hopper: yes;
-// Blackwell b200 / gb200: no).
+// Blackwell, is_blackwell_gpu: no).
 bool fp8_gemm_needs_transposed_copy(const std::string& gpu);
 
 // With model.fp8 on a GPU with an FP8 peak and the `fp8_work` term on, appends to `w`:

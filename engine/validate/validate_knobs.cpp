@@ -5,18 +5,12 @@
 #include <vector>
 
 #include "engine/cost/attention_tables.h"
+#include "engine/scenario/gpu_family.h"
 
 namespace hcpsim {
 namespace {
 
 bool starts_with(const std::string& s, const char* p) { return s.rfind(p, 0) == 0; }
-
-// MXFP8 (block scaling in hardware) exists on Blackwell's tensor cores only.
-bool is_blackwell(const std::string& gpu) {
-  for (const char* p : {"b100", "b200", "b300", "gb200", "gb300"})
-    if (starts_with(gpu, p)) return true;
-  return false;
-}
 
 class Knobs {
  public:
@@ -36,7 +30,7 @@ class Knobs {
 
 void check_fp8_recipe(const Scenario& s, Knobs& k) {
   const std::string& gpu = s.cluster.gpu.name;
-  if (s.model.fp8_recipe != "mxfp8" || is_blackwell(gpu)) return;
+  if (s.model.fp8_recipe != "mxfp8" || is_blackwell_gpu(gpu)) return;
   if (s.fp8_enabled())
     k.add(Severity::Error, "model.fp8_recipe",
           "fp8_recipe 'mxfp8' needs Blackwell tensor cores (MXFP8 block scaling), but GPU '" + gpu + "' is not a Blackwell GPU",
