@@ -2,7 +2,12 @@
 //  - FlashAttention-3 (Shah et al., 2024, arXiv:2407.08608), "Attention forward/backward speed"
 //    figures, H100 80GB SXM5, BF16, batch x seqlen = 16k tokens, 2048 = heads x head_dim;
 //  - FlashAttention-2 (Dao, 2023, arXiv:2307.08691), A100 80GB SXM4 figures (forward reaches up to
-//    73 % and backward up to 63 % of the 312 TFLOP/s peak at head dim 128, 16k).
+//    73 % and backward up to 63 % of the 312 TFLOP/s peak at head dim 128, 16k);
+//  - NVIDIA's cudnn-frontend SDPA training benchmark (github.com/NVIDIA/cudnn-frontend, file
+//    benchmark/sdpa_benchmark_training/results/llama3.1/gb200/llama3.1_20260424_100750.csv): cuDNN's
+//    fused attention on a GB200, cuDNN 9.22, BF16, batch 2, 64 query and 8 KV heads, head dim 128,
+//    non-deterministic backward, q = kv = 2k .. 32k. That benchmark counts FLOPs as the papers do
+//    (unmasked pairs; backward 2.5 x forward).
 // The papers count causal FLOPs as half the full count, as hcpsim's exact pair count does, so the
 // causal tables apply to hcpsim's FLOPs unchanged. Cells the papers do not publish (H100 forward
 // causal head dim 64, backward causal) are derived from the published ones by the ratio named next
@@ -16,6 +21,7 @@
 #include <vector>
 
 #include "engine/cost/calibration.h"
+#include "engine/scenario/gpu_family.h"
 
 namespace hcpsim {
 namespace {
@@ -40,6 +46,25 @@ constexpr Table kH100FwdCausal128{{191, 260, 298, 319, 333, kHeldOut}, {315, 410
 constexpr Table kH100FwdCausal256{{208, 251, 278, 293, 297, kHeldOut}, {308, 391, 450, 483, 497, kHeldOut}, {286, 427, 537, 612, 628, kHeldOut}};
 // Backward, non-causal, head dim 128 (published); 64 and 256 scale it by the forward ratio.
 constexpr Table kH100BwdFull128{{214, 260, 291, 310, 318, 322}, {305, 408, 465, 499, 518, 516}, {316, 424, 501, 542, 559, 561}};
+
+// Blackwell (B200, GB200): cuDNN, TFLOP/s at kBlackwellSeqLens on a GB200 (2,500 TFLOP/s dense BF16
+// peak); read as fractions of that peak and applied to B200 at its own peak (the same kernels). One
+// head dim (128) is published: every head dim reads it.
+constexpr std::array<double, 5> kBlackwellSeqLens{2048, 4096, 8192, 16384, 32768};
+using BlackwellRow = std::array<double, 5>;
+constexpr double kGb200PeakTflops = 2500;
+constexpr BlackwellRow kGb200CudnnFwdFull{1433, 1599, 1771, 1697, 1634};
+constexpr BlackwellRow kGb200CudnnFwdCausal{1097, 1408, 1574, 1708, 1622};
+constexpr BlackwellRow kGb200CudnnBwdFull{1124, 1350, 1404, 1374, 1262};
+constexpr BlackwellRow kGb200CudnnBwdCausal{885, 1148, 1332, 1328, 1226};
+
+double blackwell_cudnn_efficiency(Pass p, bool causal, double len) {
+  const BlackwellRow& row = p == Pass::Forward ? (causal ? kGb200CudnnFwdCausal : kGb200CudnnFwdFull)
+                                               : (causal ? kGb200CudnnBwdCausal : kGb200CudnnBwdFull);
+  std::vector<std::pair<double, double>> pts;
+  for (std::size_t i = 0; i < row.size(); ++i) pts.emplace_back(kBlackwellSeqLens[i], row[i] / kGb200PeakTflops);
+  return interpolate_log_x(std::move(pts), std::max(1.0, len));
+}
 
 // a * (num / den), cell by cell; a cell is left out when any of the three is.
 Row scaled(const Row& a, const Row& num, const Row& den) {
@@ -93,6 +118,8 @@ std::string published_attention_table(const std::string& gpu_name, AttentionKern
            (family == AttentionKernel::FA2 ? "FlashAttention-2" : family == AttentionKernel::FA3 ? "FlashAttention-3" : "cuDNN") +
            " rows";
   if (is_ampere(gpu_name)) return "FlashAttention-2 paper, A100 SXM4 BF16 (FlashAttention-2 for every family)";
+  if (is_blackwell_gpu(gpu_name) && family == AttentionKernel::CuDNN)
+    return "cudnn-frontend SDPA benchmark, GB200 BF16 cuDNN 9.22 (head dim 128 for every head dim)";
   return "";
 }
 
@@ -101,8 +128,9 @@ std::optional<double> published_attention_efficiency(const std::string& gpu_name
                                                       double kv_len) {
   const bool hopper = is_hopper(gpu_name);
   const bool ampere = is_ampere(gpu_name);
-  if (!hopper && !ampere) return std::nullopt;
   const double len = std::sqrt(std::max(1.0, q_len) * std::max(1.0, kv_len));
+  if (is_blackwell_gpu(gpu_name) && family == AttentionKernel::CuDNN) return blackwell_cudnn_efficiency(pass, causal, len);
+  if (!hopper && !ampere) return std::nullopt;
   // Head dims between the published ones: linear in log2(head_dim).
   const double lhd = std::log2(std::clamp(static_cast<double>(head_dim > 0 ? head_dim : 128), 64.0, 256.0));
   const int lo = lhd < 7.0 ? 64 : 128, hi = lhd < 7.0 ? 128 : 256;

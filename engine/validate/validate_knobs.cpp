@@ -53,8 +53,8 @@ void check_attention_kernel(const Scenario& s, Knobs& k) {
   } else if (table.empty()) {
     k.add(Severity::Warning, path,
           "attention_kernel '" + family + "' has no effect on GPU '" + s.cluster.gpu.name +
-              "': no published attention table covers it (H100/H200/H800 and A100/A800 only), so every kernel family "
-              "runs at the attention_forward / attention_backward plateaus",
+              "': no published attention table covers it (H100/H200/H800 and A100/A800: every family; B200/GB200: cudnn only), "
+              "so it runs at the attention_forward / attention_backward plateaus",
           {"set cluster.efficiency.attention_forward / attention_backward to the kernel's measured fraction of peak, "
            "or give a calibration file (hcpsim calibrate)"});
   } else if (e.attention_kernel != AttentionKernel::FA2 && starts_with(table, "FlashAttention-2 paper")) {

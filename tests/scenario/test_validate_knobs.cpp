@@ -54,6 +54,10 @@ TEST(ValidateKnobs, AttentionKernelWithoutATableIsNamed) {
   EXPECT_EQ(with_path(validate(load(std::string(kBase) + "  gpu: b200\n")), "cluster.efficiency.attention_kernel",
                       Severity::Warning),
             nullptr);
+  // Blackwell has a cuDNN table: a stated cudnn is used, so no warning.
+  EXPECT_EQ(with_path(validate(load(std::string(kBase) + "  gpu: gb200\n", {"cluster.efficiency.attention_kernel=cudnn"})),
+                      "cluster.efficiency.attention_kernel", Severity::Warning),
+            nullptr);
 }
 
 TEST(ValidateKnobs, TopologyIsRefusedOrExplained) {
