@@ -27,11 +27,9 @@ double layer_params(const Scenario& s) {
   return (h * (q + 2 * kv) + q * h + 3 * h * f) / tp + 2 * h;
 }
 
-// Bytes per gradient element on the wire: ddp.grad_reduce_in_fp32 when stated, else fp32 for the
-// DP buckets (Megatron-LM's default with BF16) and params_dtype for parameter sharding.
+// Bytes per gradient element on the wire.
 double grad_bytes_per_param(const Scenario& s) {
-  const bool fp32 = s.ddp.grad_reduce_in_fp32.value_or(!s.ddp.shard_parameters);
-  return fp32 ? kFp32GradBytesPerParam : bytes_per_element(s.model.params_dtype);
+  return grad_reduce_in_fp32(s) ? kFp32GradBytesPerParam : bytes_per_element(s.model.params_dtype);
 }
 
 // recompute_granularity selective_op: torchtitan's policy saves every matmul output except every
@@ -65,6 +63,8 @@ void add_step_end(const Scenario& s, StepWork& w) {
 }
 
 }  // namespace
+
+bool grad_reduce_in_fp32(const Scenario& s) { return s.ddp.grad_reduce_in_fp32.value_or(!s.ddp.shard_parameters); }
 
 StepWork step_work(const Scenario& s) {
   if (s.tp() < 1 || s.cp() < 1) throw std::invalid_argument("step_work: tp and cp must be >= 1");

@@ -65,4 +65,8 @@ struct StepWork {
 // Sizes for scenario `s` (training or prefill). Throws std::invalid_argument when tp or cp is < 1.
 StepWork step_work(const Scenario& s);
 
+// Whether gradients are reduced in fp32: ddp.grad_reduce_in_fp32 when stated, else fp32 for the DP
+// buckets (Megatron-LM's default with BF16) and params_dtype under parameter sharding.
+bool grad_reduce_in_fp32(const Scenario& s);
+
 }  // namespace hcpsim::step

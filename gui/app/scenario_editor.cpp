@@ -19,6 +19,7 @@
 #include <map>
 
 #include "engine/scenario/loader.h"
+#include "engine/step/step_work.h"
 #include "engine/validate/validate.h"
 #include "gui/models/yaml_text_edit.h"
 
@@ -65,6 +66,7 @@ const FieldSpec kFields[] = {
     {"train", "train.global_batch_size", "global batch", FieldSpec::Int, nullptr},
     {"train", "train.micro_batch_size", "micro-batch", FieldSpec::Int, nullptr},
     {"ddp", "ddp.shard_parameters", "shard parameters (FSDP)", FieldSpec::Bool, nullptr},
+    {"ddp", "ddp.grad_reduce_in_fp32", "gradient reduction in fp32", FieldSpec::Bool, nullptr},
     {"optimizer", "ddp.use_distributed_optimizer", "distributed optimizer", FieldSpec::Bool, nullptr},
     {"mixed precision", "model.params_dtype", "params dtype", FieldSpec::Choice, "bf16|fp16"},
     {"mixed precision", "model.fp8", "FP8", FieldSpec::Choice, "null|hybrid|e4m3"},
@@ -121,6 +123,7 @@ QString field_text(const Scenario& s, const std::string& path) {
       {"train.global_batch_size", [](const Scenario& x) { return QString::number(x.global_batch()); }},
       {"train.micro_batch_size", [](const Scenario& x) { return QString::number(x.train.micro_batch_size); }},
       {"ddp.shard_parameters", [](const Scenario& x) { return yes_no(x.ddp.shard_parameters); }},
+      {"ddp.grad_reduce_in_fp32", [](const Scenario& x) { return yes_no(step::grad_reduce_in_fp32(x)); }},
       {"ddp.use_distributed_optimizer", [](const Scenario& x) { return yes_no(x.ddp.use_distributed_optimizer); }},
       {"model.params_dtype", [](const Scenario& x) { return QString::fromLatin1(to_string(x.model.params_dtype)); }},
       {"model.fp8", [](const Scenario& x) { return x.model.fp8.empty() ? QStringLiteral("null") : QString::fromStdString(x.model.fp8); }},

@@ -134,6 +134,15 @@ TEST(ScenarioEditor, FormShowsTheWholeJobSwitches) {
   ASSERT_FALSE(ed.diagnostics().has_errors());
   EXPECT_FALSE(ed.scenario()->model.decoder_first_pipeline_num_layers.has_value());
   EXPECT_NE(ed.findChild<QCheckBox*>("model.account_for_embedding_in_pipeline_split"), nullptr);
+  // fp32 gradient reduction: unstated it shows the resolved default (fp32 buckets without sharding);
+  // unticking writes the line and the scenario states false.
+  auto* fp32 = ed.findChild<QCheckBox*>("ddp.grad_reduce_in_fp32");
+  ASSERT_NE(fp32, nullptr);
+  EXPECT_TRUE(fp32->isChecked());
+  fp32->setChecked(false);
+  EXPECT_TRUE(ed.yaml().contains("grad_reduce_in_fp32: false")) << ed.yaml().toStdString();
+  ASSERT_FALSE(ed.diagnostics().has_errors());
+  EXPECT_EQ(ed.scenario()->ddp.grad_reduce_in_fp32, std::optional<bool>(false));
 }
 
 // Run ▸ Sweep in this process: the window stays responsive, the points arrive as rows, Cancel stops.
