@@ -93,6 +93,21 @@ std::string hp_label(const HyperParallelConfig& h, int cp) {
   return s;
 }
 
+std::string hp_title(const Scenario& s) {
+  const auto& hp = s.hyperparallel;
+  const int cp = s.cp(), u = hp.ulysses(cp);
+  std::string t = to_string(hp.style);
+  switch (hp.mode(cp)) {
+    case HpMode::Ulysses: t += ", pure Ulysses (u=" + std::to_string(cp) + ")"; break;
+    case HpMode::Colossal: t += ", pure Colossal (co=" + std::to_string(cp) + ")"; break;
+    case HpMode::Hybrid: t += ", hybrid u=" + std::to_string(u) + " x co=" + std::to_string(cp / u); break;
+  }
+  if (hp.load_balance) t += ", load_balance";
+  if (hp.style == HpStyle::AsyncContextParallel && !hp.async_effective()) t += " (synchronous fallback)";
+  if (hp.dsa()) t += ", top-k " + std::to_string(s.model.dsa.index_topk);
+  return t;
+}
+
 std::string hp_explain(const Scenario& s, int cp) {
   const auto& hp = s.hyperparallel;
   const int u = hp.ulysses(cp), co = cp / u;

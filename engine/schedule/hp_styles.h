@@ -42,6 +42,10 @@ const HpStyleDescriptor& hp_style_of(HpStyle style);
 std::string hp_comm_label(const HyperParallelConfig& h, int cp);
 std::string hp_label(const HyperParallelConfig& h, int cp);
 
+// The title of HyperParallel's configuration of `s` in the GUI's step view: the style, the mode
+// with its group sizes, load balance, the synchronous fallback, DSA's top-k.
+std::string hp_title(const Scenario& s);
+
 // HyperParallel's configuration of `s` on cp ranks in words: the style, where its all-to-all and
 // its all-gather run, what the gather keeps, and what the style adds.
 std::string hp_explain(const Scenario& s, int cp);
