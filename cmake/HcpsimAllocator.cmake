@@ -1,11 +1,7 @@
 # hcpsim::allocator — link it into executables (hcpsim, benchmarks) to run them on jemalloc with
 # transparent huge pages; engine/core/process_memory.h explains the measured reasons. Off under
 # sanitizers (they bring their own allocator). Debian package: libjemalloc-dev.
-set(_hcpsim_jemalloc_default ON)
-if(HCPSIM_SANITIZE)
-  set(_hcpsim_jemalloc_default OFF)
-endif()
-option(HCPSIM_WITH_JEMALLOC "Link the hcpsim programs with jemalloc (huge pages)" ${_hcpsim_jemalloc_default})
+hcpsim_option_unless_sanitizing(HCPSIM_WITH_JEMALLOC "Link the hcpsim programs with jemalloc (huge pages)")
 
 add_library(hcpsim_allocator INTERFACE)
 add_library(hcpsim::allocator ALIAS hcpsim_allocator)

@@ -66,150 +66,155 @@ __global__ void dq_convert_kernel(BwdParams p, int batch) {
   p.dq[b * p.dq_bs + q * p.dq_ss + h * p.dq_hs + c] = __float2bfloat16(p.dq_acc[i]);
 }
 
-template <int D, bool kLdm>
-__global__ void __launch_bounds__(kThreads) attn_bwd_kernel(BwdParams p) {
-  constexpr int kLd = BackwardConfig<D>::kLd;
-  extern __shared__ __align__(16) unsigned char smem_raw[];
-  bf16* ks = reinterpret_cast<bf16*>(smem_raw);   // [kBc][kLd]
-  bf16* vs = ks + kBc * kLd;                        // [kBc][kLd]
-  bf16* qs = vs + kBc * kLd;                        // [kBr][kLd]
-  bf16* dos = qs + kBr * kLd;                       // [kBr][kLd]
-  bf16* ps = dos + kBr * kLd;                       // [kBr][kLdP]  P, row = query
-  bf16* dss = ps + kBr * kLdP;                      // [kBr][kLdP]  dS
-  float* lse_s = reinterpret_cast<float*>(dss + kBr * kLdP);   // [kBr], log2 domain
-  float* delta_s = lse_s + kBr;                                 // [kBr]
+// Shared memory of one CTA: K and V of its keys, one query tile's Q and dO, P and dS of that
+// tile, and its LSE (log2 domain) and delta.
+template <int D>
+struct BwdShared {
+  static constexpr int kLd = BackwardConfig<D>::kLd;
+  bf16* ks;        // [kBc][kLd]
+  bf16* vs;        // [kBc][kLd]
+  bf16* qs;        // [kBr][kLd]
+  bf16* dos;       // [kBr][kLd]
+  bf16* ps;        // [kBr][kLdP]  P, row = query
+  bf16* dss;       // [kBr][kLdP]  dS
+  float* lse_s;    // [kBr], log2 domain
+  float* delta_s;  // [kBr]
 
-  const int kt = blockIdx.x, hk = blockIdx.y, b = blockIdx.z;
-  const int warp = threadIdx.x / 32, lane = threadIdx.x % 32, g = lane >> 2, t = lane & 3;
-  const int k0 = kt * kBc;
-  const bf16* kg = p.k + b * p.k_bs + hk * p.k_hs + k0 * p.k_ss;
-  const bf16* vg = p.v + b * p.v_bs + hk * p.v_hs + k0 * p.v_ss;
-  detail::load_tile<D, kThreads>(ks, kLd, kg, p.k_ss, kBc, p.kv_len - k0);
-  detail::load_tile<D, kThreads>(vs, kLd, vg, p.v_ss, kBc, p.kv_len - k0);
-  detail::cp_async_commit();
+  __device__ explicit BwdShared(unsigned char* raw)
+      : ks(reinterpret_cast<bf16*>(raw)), vs(ks + kBc * kLd), qs(vs + kBc * kLd), dos(qs + kBr * kLd),
+        ps(dos + kBr * kLd), dss(ps + kBr * kLdP), lse_s(reinterpret_cast<float*>(dss + kBr * kLdP)),
+        delta_s(lse_s + kBr) {}
+};
 
-  float dk_acc[D / 8][4], dv_acc[D / 8][4];
-#pragma unroll
-  for (int n = 0; n < D / 8; ++n) {
-#pragma unroll
-    for (int e = 0; e < 4; ++e) dk_acc[n][e] = dv_acc[n][e] = 0.f;
-  }
-  // First query row that sees key k0: q >= k0 - mask_offset.
-  const int q_first = p.causal ? max(0, k0 - p.mask_offset) : 0;
-  const int qt_begin = q_first / kBr;
-  const int qt_end = (p.q_len + kBr - 1) / kBr;
+// One query tile of head hq (rows q0..q0+kBr) into shared memory: Q, dO, LSE and delta.
+template <int D>
+__device__ __forceinline__ void load_query_tile(const BwdParams& p, const BwdShared<D>& sm, int b, int hq, int q0) {
+  constexpr int kLd = BwdShared<D>::kLd;
   constexpr float kLog2e = 1.4426950408889634f;
+  const bf16* qg = p.q + b * p.q_bs + hq * p.q_hs;
+  const bf16* dog = p.dout + b * p.do_bs + hq * p.do_hs;
+  const float* lse_g = p.lse + (static_cast<std::int64_t>(b) * p.heads + hq) * p.q_len;
+  const float* delta_g = p.delta + (static_cast<std::int64_t>(b) * p.heads + hq) * p.q_len;
+  __syncthreads();   // previous tile fully consumed
+  detail::load_tile<D, kThreads>(sm.qs, kLd, qg + q0 * p.q_ss, p.q_ss, kBr, p.q_len - q0);
+  detail::load_tile<D, kThreads>(sm.dos, kLd, dog + q0 * p.do_ss, p.do_ss, kBr, p.q_len - q0);
+  detail::cp_async_commit();
+  for (int i = threadIdx.x; i < kBr; i += kThreads) {
+    const bool in = q0 + i < p.q_len;
+    const float l = in ? lse_g[q0 + i] : INFINITY;
+    sm.lse_s[i] = l * kLog2e;   // -inf (row saw nothing) or +inf (padding) both give P = 0 below
+    sm.delta_s[i] = in ? delta_g[q0 + i] : 0.f;
+  }
+  detail::cp_async_wait_all();
+  __syncthreads();
+}
 
-  for (int hq = hk * p.group; hq < (hk + 1) * p.group; ++hq) {
-    const bf16* qg = p.q + b * p.q_bs + hq * p.q_hs;
-    const bf16* dog = p.dout + b * p.do_bs + hq * p.do_hs;
-    const float* lse_g = p.lse + (static_cast<std::int64_t>(b) * p.heads + hq) * p.q_len;
-    const float* delta_g = p.delta + (static_cast<std::int64_t>(b) * p.heads + hq) * p.q_len;
-    for (int qt = qt_begin; qt < qt_end; ++qt) {
-      const int q0 = qt * kBr;
-      __syncthreads();   // previous tile fully consumed
-      detail::load_tile<D, kThreads>(qs, kLd, qg + q0 * p.q_ss, p.q_ss, kBr, p.q_len - q0);
-      detail::load_tile<D, kThreads>(dos, kLd, dog + q0 * p.do_ss, p.do_ss, kBr, p.q_len - q0);
-      detail::cp_async_commit();
-      for (int i = threadIdx.x; i < kBr; i += kThreads) {
-        const bool in = q0 + i < p.q_len;
-        const float l = in ? lse_g[q0 + i] : INFINITY;
-        lse_s[i] = l * kLog2e;   // -inf (row saw nothing) or +inf (padding) both give P = 0 below
-        delta_s[i] = in ? delta_g[q0 + i] : 0.f;
-      }
-      detail::cp_async_wait_all();
-      __syncthreads();
+// S = Q K^T and dP = dO V^T for query rows [qr, qr+16) x kBc keys.
+template <int D, bool kLdm>
+__device__ __forceinline__ void scores_and_dp(float (&s)[kBc / 8][4], float (&dp)[kBc / 8][4], const BwdShared<D>& sm,
+                                              int qr, int lane) {
+  constexpr int kLd = BwdShared<D>::kLd;
+#pragma unroll
+  for (int n = 0; n < kBc / 8; ++n) {
+#pragma unroll
+    for (int e = 0; e < 4; ++e) s[n][e] = dp[n][e] = 0.f;
+  }
+#pragma unroll
+  for (int kk = 0; kk < D / 16; ++kk) {
+    std::uint32_t aq[4], ado[4];
+    detail::frag_a_rc<kLdm>(aq, sm.qs, kLd, qr, kk * 16, lane);
+    detail::frag_a_rc<kLdm>(ado, sm.dos, kLd, qr, kk * 16, lane);
+#pragma unroll
+    for (int n = 0; n < kBc / 8; n += 2) {
+      std::uint32_t bk[4], bv[4];   // (d, key) = K[key][d], V[key][d]
+      detail::frag_b_nk<kLdm>(bk, sm.ks, kLd, kk * 16, n * 8, lane);
+      detail::frag_b_nk<kLdm>(bv, sm.vs, kLd, kk * 16, n * 8, lane);
+      detail::mma_bf16_x2(s[n], s[n + 1], aq, bk);
+      detail::mma_bf16_x2(dp[n], dp[n + 1], ado, bv);
+    }
+  }
+}
 
-      // S and dP for query rows [16w, 16w+16) x 64 keys.
-      const int qr = warp * 16;
-      float s[kBc / 8][4], dp[kBc / 8][4];
+// P = exp2(scale S - lse) (0 where masked) and dS = P (dP - delta) of the warp's rows, to shared
+// memory as bf16.
+template <int D>
+__device__ __forceinline__ void store_p_ds(const BwdParams& p, const BwdShared<D>& sm, const float (&s)[kBc / 8][4],
+                                           const float (&dp)[kBc / 8][4], int q0, int k0, int qr, int lane) {
+  const int g = lane >> 2, t = lane & 3;
 #pragma unroll
-      for (int n = 0; n < kBc / 8; ++n) {
+  for (int n = 0; n < kBc / 8; ++n) {
 #pragma unroll
-        for (int e = 0; e < 4; ++e) s[n][e] = dp[n][e] = 0.f;
-      }
-#pragma unroll
-      for (int kk = 0; kk < D / 16; ++kk) {
-        std::uint32_t aq[4], ado[4];
-        detail::frag_a_rc<kLdm>(aq, qs, kLd, qr, kk * 16, lane);
-        detail::frag_a_rc<kLdm>(ado, dos, kLd, qr, kk * 16, lane);
-#pragma unroll
-        for (int n = 0; n < kBc / 8; n += 2) {
-          std::uint32_t bk[4], bv[4];   // (d, key) = K[key][d], V[key][d]
-          detail::frag_b_nk<kLdm>(bk, ks, kLd, kk * 16, n * 8, lane);
-          detail::frag_b_nk<kLdm>(bv, vs, kLd, kk * 16, n * 8, lane);
-          detail::mma_bf16(s[n], aq, bk[0], bk[1]);
-          detail::mma_bf16(s[n + 1], aq, bk[2], bk[3]);
-          detail::mma_bf16(dp[n], ado, bv[0], bv[1]);
-          detail::mma_bf16(dp[n + 1], ado, bv[2], bv[3]);
-        }
-      }
-#pragma unroll
-      for (int n = 0; n < kBc / 8; ++n) {
-#pragma unroll
-        for (int e = 0; e < 4; ++e) {
-          const int row = qr + g + (e >= 2 ? 8 : 0);
-          const int col = n * 8 + 2 * t + (e & 1);
-          const int qi = q0 + row, ki = k0 + col;
-          float pr = 0.f;
-          const bool visible = qi < p.q_len && ki < p.kv_len && !(p.causal && ki > qi + p.mask_offset);
-          if (visible && lse_s[row] != -INFINITY) pr = exp2f(s[n][e] * p.scale_log2 - lse_s[row]);
-          const float ds = pr * (dp[n][e] - delta_s[row]);
-          ps[row * kLdP + col] = __float2bfloat16(pr);
-          dss[row * kLdP + col] = __float2bfloat16(ds);
-        }
-      }
-      __syncthreads();
+    for (int e = 0; e < 4; ++e) {
+      const int row = qr + g + (e >= 2 ? 8 : 0);
+      const int col = n * 8 + 2 * t + (e & 1);
+      const int qi = q0 + row, ki = k0 + col;
+      float pr = 0.f;
+      const bool visible = qi < p.q_len && ki < p.kv_len && !(p.causal && ki > qi + p.mask_offset);
+      if (visible && sm.lse_s[row] != -INFINITY) pr = exp2f(s[n][e] * p.scale_log2 - sm.lse_s[row]);
+      const float ds = pr * (dp[n][e] - sm.delta_s[row]);
+      sm.ps[row * kLdP + col] = __float2bfloat16(pr);
+      sm.dss[row * kLdP + col] = __float2bfloat16(ds);
+    }
+  }
+}
 
-      // dV += P^T dO and dK += dS^T Q for keys [16w, 16w+16).
-      const int kr = warp * 16;
+// dV += P^T dO and dK += dS^T Q for keys [kr, kr+16).
+template <int D, bool kLdm>
+__device__ __forceinline__ void accumulate_dv_dk(float (&dv_acc)[D / 8][4], float (&dk_acc)[D / 8][4],
+                                                 const BwdShared<D>& sm, int kr, int lane) {
+  constexpr int kLd = BwdShared<D>::kLd;
 #pragma unroll
-      for (int kk = 0; kk < kBr / 16; ++kk) {
-        std::uint32_t ap[4], ads[4];
-        detail::frag_a_cr<kLdm>(ap, ps, kLdP, kr, kk * 16, lane);    // (key, q) = P[q][key]
-        detail::frag_a_cr<kLdm>(ads, dss, kLdP, kr, kk * 16, lane);
+  for (int kk = 0; kk < kBr / 16; ++kk) {
+    std::uint32_t ap[4], ads[4];
+    detail::frag_a_cr<kLdm>(ap, sm.ps, kLdP, kr, kk * 16, lane);    // (key, q) = P[q][key]
+    detail::frag_a_cr<kLdm>(ads, sm.dss, kLdP, kr, kk * 16, lane);
 #pragma unroll
-        for (int n = 0; n < D / 8; n += 2) {
-          std::uint32_t bdo[4], bq[4];   // (q, d) = dO[q][d], Q[q][d]
-          detail::frag_b_kn<kLdm>(bdo, dos, kLd, kk * 16, n * 8, lane);
-          detail::frag_b_kn<kLdm>(bq, qs, kLd, kk * 16, n * 8, lane);
-          detail::mma_bf16(dv_acc[n], ap, bdo[0], bdo[1]);
-          detail::mma_bf16(dv_acc[n + 1], ap, bdo[2], bdo[3]);
-          detail::mma_bf16(dk_acc[n], ads, bq[0], bq[1]);
-          detail::mma_bf16(dk_acc[n + 1], ads, bq[2], bq[3]);
-        }
-      }
-      // dQ[rows 16w..] += scale * dS K, two 16x8 blocks at a time, into the fp32 workspace.
+    for (int n = 0; n < D / 8; n += 2) {
+      std::uint32_t bdo[4], bq[4];   // (q, d) = dO[q][d], Q[q][d]
+      detail::frag_b_kn<kLdm>(bdo, sm.dos, kLd, kk * 16, n * 8, lane);
+      detail::frag_b_kn<kLdm>(bq, sm.qs, kLd, kk * 16, n * 8, lane);
+      detail::mma_bf16_x2(dv_acc[n], dv_acc[n + 1], ap, bdo);
+      detail::mma_bf16_x2(dk_acc[n], dk_acc[n + 1], ads, bq);
+    }
+  }
+}
+
+// dQ[rows qr..qr+16] += scale * dS K, two 16x8 blocks at a time, into the fp32 workspace.
+template <int D, bool kLdm>
+__device__ __forceinline__ void accumulate_dq(const BwdParams& p, const BwdShared<D>& sm, int b, int hq, int q0,
+                                              int qr, int lane) {
+  constexpr int kLd = BwdShared<D>::kLd;
+  const int g = lane >> 2, t = lane & 3;
 #pragma unroll 1
-      for (int n = 0; n < D / 8; n += 2) {
-        float c[2][4] = {{0.f, 0.f, 0.f, 0.f}, {0.f, 0.f, 0.f, 0.f}};
+  for (int n = 0; n < D / 8; n += 2) {
+    float c[2][4] = {{0.f, 0.f, 0.f, 0.f}, {0.f, 0.f, 0.f, 0.f}};
 #pragma unroll
-        for (int kk = 0; kk < kBc / 16; ++kk) {
-          std::uint32_t a[4], bk[4];
-          detail::frag_a_rc<kLdm>(a, dss, kLdP, qr, kk * 16, lane);
-          detail::frag_b_kn<kLdm>(bk, ks, kLd, kk * 16, n * 8, lane);   // (key, d) = K[key][d]
-          detail::mma_bf16(c[0], a, bk[0], bk[1]);
-          detail::mma_bf16(c[1], a, bk[2], bk[3]);
-        }
+    for (int kk = 0; kk < kBc / 16; ++kk) {
+      std::uint32_t a[4], bk[4];
+      detail::frag_a_rc<kLdm>(a, sm.dss, kLdP, qr, kk * 16, lane);
+      detail::frag_b_kn<kLdm>(bk, sm.ks, kLd, kk * 16, n * 8, lane);   // (key, d) = K[key][d]
+      detail::mma_bf16_x2(c[0], c[1], a, bk);
+    }
 #pragma unroll
-        for (int h2 = 0; h2 < 2; ++h2) {
-          const int col = (n + h2) * 8 + 2 * t;
+    for (int h2 = 0; h2 < 2; ++h2) {
+      const int col = (n + h2) * 8 + 2 * t;
 #pragma unroll
-          for (int e = 0; e < 4; ++e) {
-            const int qi = q0 + qr + g + (e >= 2 ? 8 : 0);
-            if (qi < p.q_len) {
-              float* dst = p.dq_acc + ((static_cast<std::int64_t>(b) * p.q_len + qi) * p.heads + hq) * D;
-              atomicAdd(dst + col + (e & 1), c[h2][e] * p.scale);
-            }
-          }
+      for (int e = 0; e < 4; ++e) {
+        const int qi = q0 + qr + g + (e >= 2 ? 8 : 0);
+        if (qi < p.q_len) {
+          float* dst = p.dq_acc + ((static_cast<std::int64_t>(b) * p.q_len + qi) * p.heads + hq) * D;
+          atomicAdd(dst + col + (e & 1), c[h2][e] * p.scale);
         }
       }
     }
   }
+}
 
-  detail::cp_async_wait_all();   // the K/V copy is still pending when no query tile was visited
-  // Write dK (scaled) and dV for keys [16w, 16w+16).
-  const int kr = warp * 16;
+// Writes dK (scaled) and dV for keys [k0 + kr, k0 + kr + 16).
+template <int D>
+__device__ __forceinline__ void write_dk_dv(const BwdParams& p, const float (&dk_acc)[D / 8][4],
+                                            const float (&dv_acc)[D / 8][4], int b, int hk, int k0, int kr, int lane) {
+  const int g = lane >> 2, t = lane & 3;
   bf16* dkg = p.dk + b * p.dk_bs + hk * p.dk_hs;
   bf16* dvg = p.dv + b * p.dv_bs + hk * p.dv_hs;
 #pragma unroll
@@ -229,6 +234,51 @@ __global__ void __launch_bounds__(kThreads) attn_bwd_kernel(BwdParams p) {
           __floats2bfloat162_rn(dv_acc[n][2], dv_acc[n][3]);
     }
   }
+}
+
+template <int D, bool kLdm>
+__global__ void __launch_bounds__(kThreads) attn_bwd_kernel(BwdParams p) {
+  constexpr int kLd = BwdShared<D>::kLd;
+  extern __shared__ __align__(16) unsigned char smem_raw[];
+  const BwdShared<D> sm(smem_raw);
+
+  const int kt = blockIdx.x, hk = blockIdx.y, b = blockIdx.z;
+  const int warp = threadIdx.x / 32, lane = threadIdx.x % 32;
+  const int k0 = kt * kBc;
+  const bf16* kg = p.k + b * p.k_bs + hk * p.k_hs + k0 * p.k_ss;
+  const bf16* vg = p.v + b * p.v_bs + hk * p.v_hs + k0 * p.v_ss;
+  detail::load_tile<D, kThreads>(sm.ks, kLd, kg, p.k_ss, kBc, p.kv_len - k0);
+  detail::load_tile<D, kThreads>(sm.vs, kLd, vg, p.v_ss, kBc, p.kv_len - k0);
+  detail::cp_async_commit();
+
+  float dk_acc[D / 8][4], dv_acc[D / 8][4];
+#pragma unroll
+  for (int n = 0; n < D / 8; ++n) {
+#pragma unroll
+    for (int e = 0; e < 4; ++e) dk_acc[n][e] = dv_acc[n][e] = 0.f;
+  }
+  // First query row that sees key k0: q >= k0 - mask_offset.
+  const int q_first = p.causal ? max(0, k0 - p.mask_offset) : 0;
+  const int qt_begin = q_first / kBr;
+  const int qt_end = (p.q_len + kBr - 1) / kBr;
+  const int qr = warp * 16;   // the warp's query rows of a tile (S, dP, dQ)
+  const int kr = warp * 16;   // the warp's keys (dK, dV)
+
+  for (int hq = hk * p.group; hq < (hk + 1) * p.group; ++hq) {
+    for (int qt = qt_begin; qt < qt_end; ++qt) {
+      const int q0 = qt * kBr;
+      load_query_tile<D>(p, sm, b, hq, q0);
+      float s[kBc / 8][4], dp[kBc / 8][4];
+      scores_and_dp<D, kLdm>(s, dp, sm, qr, lane);
+      store_p_ds<D>(p, sm, s, dp, q0, k0, qr, lane);
+      __syncthreads();
+      accumulate_dv_dk<D, kLdm>(dv_acc, dk_acc, sm, kr, lane);
+      accumulate_dq<D, kLdm>(p, sm, b, hq, q0, qr, lane);
+    }
+  }
+
+  detail::cp_async_wait_all();   // the K/V copy is still pending when no query tile was visited
+  write_dk_dv<D>(p, dk_acc, dv_acc, b, hk, k0, kr, lane);
 }
 
 template <class Config, bool kLdm>

@@ -29,6 +29,149 @@ struct FwdParams {
   float scale_log2;                  // softmax scale * log2(e)
 };
 
+// The rows of one thread in its warp's m16 tile: r_lo = row0 + g and r_hi = r_lo + 8.
+struct WarpRows {
+  int r_lo, r_hi;
+  int t;   // lane & 3: the thread's column pair in a fragment
+};
+
+// Q fragments of the warp's 16 rows straight from global memory (read once); rows past q_len are 0.
+template <int D>
+__device__ __forceinline__ void load_q_fragments(std::uint32_t (&qf)[D / 16][4], const bf16* q, const FwdParams& p,
+                                                 WarpRows w) {
+#pragma unroll
+  for (int kk = 0; kk < D / 16; ++kk) {
+    const int c = kk * 16 + 2 * w.t;
+    qf[kk][0] = w.r_lo < p.q_len ? detail::ld32(q + w.r_lo * p.q_ss + c) : 0u;
+    qf[kk][1] = w.r_hi < p.q_len ? detail::ld32(q + w.r_hi * p.q_ss + c) : 0u;
+    qf[kk][2] = w.r_lo < p.q_len ? detail::ld32(q + w.r_lo * p.q_ss + c + 8) : 0u;
+    qf[kk][3] = w.r_hi < p.q_len ? detail::ld32(q + w.r_hi * p.q_ss + c + 8) : 0u;
+  }
+}
+
+// S = Q K^T of the warp's 16 rows and one tile of kBc keys.
+template <int D, bool kLdm>
+__device__ __forceinline__ void tile_scores(float (&s)[kBc / 8][4], const std::uint32_t (&qf)[D / 16][4],
+                                            const bf16* kt, int lane) {
+  constexpr int kLd = ForwardConfig<D>::kLd;
+#pragma unroll
+  for (int n = 0; n < kBc / 8; ++n) s[n][0] = s[n][1] = s[n][2] = s[n][3] = 0.f;
+#pragma unroll
+  for (int kk = 0; kk < D / 16; ++kk) {
+#pragma unroll
+    for (int n = 0; n < kBc / 8; n += 2) {
+      std::uint32_t bk[4];
+      detail::frag_b_nk<kLdm>(bk, kt, kLd, kk * 16, n * 8, lane);
+      detail::mma_bf16_x2(s[n], s[n + 1], qf[kk], bk);
+    }
+  }
+}
+
+// Scales S to the log2 domain, masks it (only tiles that cross the edge or the diagonal) and
+// returns the thread's partial maxima of its two rows in mx.
+__device__ __forceinline__ void scale_and_mask(float (&s)[kBc / 8][4], float (&mx)[2], const FwdParams& p, int k0,
+                                               int row0, WarpRows w) {
+  const bool need_mask = (k0 + kBc > p.kv_len) || (p.causal && k0 + kBc - 1 > row0 + p.mask_offset);
+  mx[0] = mx[1] = -INFINITY;
+#pragma unroll
+  for (int n = 0; n < kBc / 8; ++n) {
+#pragma unroll
+    for (int e = 0; e < 4; ++e) {
+      float x = s[n][e] * p.scale_log2;
+      if (need_mask) {
+        const int col = k0 + n * 8 + 2 * w.t + (e & 1);
+        const int row = (e < 2) ? w.r_lo : w.r_hi;
+        if (col >= p.kv_len || (p.causal && col > row + p.mask_offset)) x = -INFINITY;
+      }
+      s[n][e] = x;
+      mx[e >> 1] = fmaxf(mx[e >> 1], x);
+    }
+  }
+}
+
+// The online softmax step of one tile: the new running max of each row, O and the running sums
+// rescaled to it, and S replaced by P = exp2(S - max) (added to the running sums).
+template <int D>
+__device__ __forceinline__ void online_softmax(float (&s)[kBc / 8][4], float (&acc)[D / 8][4], float (&mx)[2],
+                                               float (&m_run)[2], float (&l_run)[2]) {
+  float base[2], alpha[2];
+#pragma unroll
+  for (int i = 0; i < 2; ++i) {
+    mx[i] = fmaxf(mx[i], __shfl_xor_sync(0xffffffffu, mx[i], 1));
+    mx[i] = fmaxf(mx[i], __shfl_xor_sync(0xffffffffu, mx[i], 2));
+    const float m_new = fmaxf(m_run[i], mx[i]);
+    base[i] = (m_new == -INFINITY) ? 0.f : m_new;   // a row with nothing visible yet
+    alpha[i] = exp2f(m_run[i] - base[i]);            // exp2(-inf) = 0 on the first tile
+    m_run[i] = m_new;
+    l_run[i] *= alpha[i];
+  }
+#pragma unroll
+  for (int n = 0; n < D / 8; ++n) {
+    acc[n][0] *= alpha[0]; acc[n][1] *= alpha[0];
+    acc[n][2] *= alpha[1]; acc[n][3] *= alpha[1];
+  }
+#pragma unroll
+  for (int n = 0; n < kBc / 8; ++n) {
+#pragma unroll
+    for (int e = 0; e < 4; ++e) {
+      s[n][e] = exp2f(s[n][e] - base[e >> 1]);
+      l_run[e >> 1] += s[n][e];
+    }
+  }
+}
+
+// O += P V: the C fragments of two adjacent S blocks form one A fragment (k = 16 keys).
+template <int D, bool kLdm>
+__device__ __forceinline__ void accumulate_pv(float (&acc)[D / 8][4], const float (&s)[kBc / 8][4], const bf16* vt,
+                                              int lane) {
+  constexpr int kLd = ForwardConfig<D>::kLd;
+#pragma unroll
+  for (int kk = 0; kk < kBc / 16; ++kk) {
+    std::uint32_t a[4];
+    a[0] = detail::pack_bf16(s[2 * kk][0], s[2 * kk][1]);
+    a[1] = detail::pack_bf16(s[2 * kk][2], s[2 * kk][3]);
+    a[2] = detail::pack_bf16(s[2 * kk + 1][0], s[2 * kk + 1][1]);
+    a[3] = detail::pack_bf16(s[2 * kk + 1][2], s[2 * kk + 1][3]);
+#pragma unroll
+    for (int n = 0; n < D / 8; n += 2) {
+      std::uint32_t bv[4];
+      detail::frag_b_kn<kLdm>(bv, vt, kLd, kk * 16, n * 8, lane);
+      detail::mma_bf16_x2(acc[n], acc[n + 1], a, bv);
+    }
+  }
+}
+
+// Finish: full row sums, normalise, write O (bf16) and LSE (natural log) of the thread's two rows.
+template <int D>
+__device__ __forceinline__ void write_output(const FwdParams& p, const float (&acc)[D / 8][4], const float (&m_run)[2],
+                                             float (&l_run)[2], int b, int h, WarpRows w) {
+#pragma unroll
+  for (int i = 0; i < 2; ++i) {
+    l_run[i] += __shfl_xor_sync(0xffffffffu, l_run[i], 1);
+    l_run[i] += __shfl_xor_sync(0xffffffffu, l_run[i], 2);
+  }
+  const float inv[2] = {l_run[0] > 0.f ? 1.f / l_run[0] : 0.f, l_run[1] > 0.f ? 1.f / l_run[1] : 0.f};
+  bf16* o = p.o + b * p.o_bs + h * p.o_hs;
+#pragma unroll
+  for (int n = 0; n < D / 8; ++n) {
+    const int c = n * 8 + 2 * w.t;
+    if (w.r_lo < p.q_len) {
+      *reinterpret_cast<__nv_bfloat162*>(o + w.r_lo * p.o_ss + c) =
+          __floats2bfloat162_rn(acc[n][0] * inv[0], acc[n][1] * inv[0]);
+    }
+    if (w.r_hi < p.q_len) {
+      *reinterpret_cast<__nv_bfloat162*>(o + w.r_hi * p.o_ss + c) =
+          __floats2bfloat162_rn(acc[n][2] * inv[1], acc[n][3] * inv[1]);
+    }
+  }
+  if (w.t == 0) {
+    float* lse = p.lse + (static_cast<std::int64_t>(b) * p.heads + h) * p.q_len;
+    constexpr float kLn2 = 0.6931471805599453f;
+    if (w.r_lo < p.q_len) lse[w.r_lo] = l_run[0] > 0.f ? (m_run[0] + log2f(l_run[0])) * kLn2 : -INFINITY;
+    if (w.r_hi < p.q_len) lse[w.r_hi] = l_run[1] > 0.f ? (m_run[1] + log2f(l_run[1])) * kLn2 : -INFINITY;
+  }
+}
+
 template <int D, bool kLdm>
 __global__ void __launch_bounds__(kThreads) attn_fwd_kernel(FwdParams p) {
   constexpr int kLd = ForwardConfig<D>::kLd;
@@ -38,8 +181,9 @@ __global__ void __launch_bounds__(kThreads) attn_fwd_kernel(FwdParams p) {
 
   const int qt = blockIdx.x, h = blockIdx.y, b = blockIdx.z;
   const int hk = h / p.group;
-  const int warp = threadIdx.x / 32, lane = threadIdx.x % 32, g = lane >> 2, t = lane & 3;
+  const int warp = threadIdx.x / 32, lane = threadIdx.x % 32, g = lane >> 2;
   const int row0 = qt * kBr + warp * 16;   // first query row of this warp
+  const WarpRows w{row0 + g, row0 + g + 8, lane & 3};
   const bf16* q = p.q + b * p.q_bs + h * p.q_hs;
   const bf16* k = p.k + b * p.k_bs + hk * p.k_hs;
   const bf16* v = p.v + b * p.v_bs + hk * p.v_hs;
@@ -57,17 +201,8 @@ __global__ void __launch_bounds__(kThreads) attn_fwd_kernel(FwdParams p) {
   };
   if (tiles > 0) load_kv(0, 0);
 
-  // Q fragments straight from global memory (read once).
   std::uint32_t qf[D / 16][4];
-  const int r_lo = row0 + g, r_hi = row0 + g + 8;
-#pragma unroll
-  for (int kk = 0; kk < D / 16; ++kk) {
-    const int c = kk * 16 + 2 * t;
-    qf[kk][0] = r_lo < p.q_len ? detail::ld32(q + r_lo * p.q_ss + c) : 0u;
-    qf[kk][1] = r_hi < p.q_len ? detail::ld32(q + r_hi * p.q_ss + c) : 0u;
-    qf[kk][2] = r_lo < p.q_len ? detail::ld32(q + r_lo * p.q_ss + c + 8) : 0u;
-    qf[kk][3] = r_hi < p.q_len ? detail::ld32(q + r_hi * p.q_ss + c + 8) : 0u;
-  }
+  load_q_fragments<D>(qf, q, p, w);
 
   float acc[D / 8][4];
 #pragma unroll
@@ -80,109 +215,13 @@ __global__ void __launch_bounds__(kThreads) attn_fwd_kernel(FwdParams p) {
     detail::cp_async_wait_all();
     __syncthreads();   // tile `tile` is in shared memory; stage^1 is free
     if (tile + 1 < tiles) load_kv(tile + 1, stage ^ 1);
-    const bf16* kt = ks + stage * kBc * kLd;
-    const bf16* vt = vs + stage * kBc * kLd;
-    const int k0 = tile * kBc;
-
-    float s[kBc / 8][4];
-#pragma unroll
-    for (int n = 0; n < kBc / 8; ++n) s[n][0] = s[n][1] = s[n][2] = s[n][3] = 0.f;
-#pragma unroll
-    for (int kk = 0; kk < D / 16; ++kk) {
-#pragma unroll
-      for (int n = 0; n < kBc / 8; n += 2) {
-        std::uint32_t bk[4];
-        detail::frag_b_nk<kLdm>(bk, kt, kLd, kk * 16, n * 8, lane);
-        detail::mma_bf16(s[n], qf[kk], bk[0], bk[1]);
-        detail::mma_bf16(s[n + 1], qf[kk], bk[2], bk[3]);
-      }
-    }
-
-    // Scale to the log2 domain and mask (only tiles that cross the edge or the diagonal).
-    const bool need_mask = (k0 + kBc > p.kv_len) || (p.causal && k0 + kBc - 1 > row0 + p.mask_offset);
-    float mx[2] = {-INFINITY, -INFINITY};
-#pragma unroll
-    for (int n = 0; n < kBc / 8; ++n) {
-#pragma unroll
-      for (int e = 0; e < 4; ++e) {
-        float x = s[n][e] * p.scale_log2;
-        if (need_mask) {
-          const int col = k0 + n * 8 + 2 * t + (e & 1);
-          const int row = (e < 2) ? r_lo : r_hi;
-          if (col >= p.kv_len || (p.causal && col > row + p.mask_offset)) x = -INFINITY;
-        }
-        s[n][e] = x;
-        mx[e >> 1] = fmaxf(mx[e >> 1], x);
-      }
-    }
-    float base[2], alpha[2];
-#pragma unroll
-    for (int i = 0; i < 2; ++i) {
-      mx[i] = fmaxf(mx[i], __shfl_xor_sync(0xffffffffu, mx[i], 1));
-      mx[i] = fmaxf(mx[i], __shfl_xor_sync(0xffffffffu, mx[i], 2));
-      const float m_new = fmaxf(m_run[i], mx[i]);
-      base[i] = (m_new == -INFINITY) ? 0.f : m_new;   // a row with nothing visible yet
-      alpha[i] = exp2f(m_run[i] - base[i]);            // exp2(-inf) = 0 on the first tile
-      m_run[i] = m_new;
-      l_run[i] *= alpha[i];
-    }
-#pragma unroll
-    for (int n = 0; n < D / 8; ++n) {
-      acc[n][0] *= alpha[0]; acc[n][1] *= alpha[0];
-      acc[n][2] *= alpha[1]; acc[n][3] *= alpha[1];
-    }
-#pragma unroll
-    for (int n = 0; n < kBc / 8; ++n) {
-#pragma unroll
-      for (int e = 0; e < 4; ++e) {
-        s[n][e] = exp2f(s[n][e] - base[e >> 1]);
-        l_run[e >> 1] += s[n][e];
-      }
-    }
-    // O += P V: the C fragments of two adjacent S blocks form one A fragment (k = 16 keys).
-#pragma unroll
-    for (int kk = 0; kk < kBc / 16; ++kk) {
-      std::uint32_t a[4];
-      a[0] = detail::pack_bf16(s[2 * kk][0], s[2 * kk][1]);
-      a[1] = detail::pack_bf16(s[2 * kk][2], s[2 * kk][3]);
-      a[2] = detail::pack_bf16(s[2 * kk + 1][0], s[2 * kk + 1][1]);
-      a[3] = detail::pack_bf16(s[2 * kk + 1][2], s[2 * kk + 1][3]);
-#pragma unroll
-      for (int n = 0; n < D / 8; n += 2) {
-        std::uint32_t bv[4];
-        detail::frag_b_kn<kLdm>(bv, vt, kLd, kk * 16, n * 8, lane);
-        detail::mma_bf16(acc[n], a, bv[0], bv[1]);
-        detail::mma_bf16(acc[n + 1], a, bv[2], bv[3]);
-      }
-    }
+    float s[kBc / 8][4], mx[2];
+    tile_scores<D, kLdm>(s, qf, ks + stage * kBc * kLd, lane);
+    scale_and_mask(s, mx, p, tile * kBc, row0, w);
+    online_softmax<D>(s, acc, mx, m_run, l_run);
+    accumulate_pv<D, kLdm>(acc, s, vs + stage * kBc * kLd, lane);
   }
-
-  // Finish: full row sums, normalise, write O (bf16) and LSE (natural log).
-#pragma unroll
-  for (int i = 0; i < 2; ++i) {
-    l_run[i] += __shfl_xor_sync(0xffffffffu, l_run[i], 1);
-    l_run[i] += __shfl_xor_sync(0xffffffffu, l_run[i], 2);
-  }
-  const float inv[2] = {l_run[0] > 0.f ? 1.f / l_run[0] : 0.f, l_run[1] > 0.f ? 1.f / l_run[1] : 0.f};
-  bf16* o = p.o + b * p.o_bs + h * p.o_hs;
-#pragma unroll
-  for (int n = 0; n < D / 8; ++n) {
-    const int c = n * 8 + 2 * t;
-    if (r_lo < p.q_len) {
-      *reinterpret_cast<__nv_bfloat162*>(o + r_lo * p.o_ss + c) =
-          __floats2bfloat162_rn(acc[n][0] * inv[0], acc[n][1] * inv[0]);
-    }
-    if (r_hi < p.q_len) {
-      *reinterpret_cast<__nv_bfloat162*>(o + r_hi * p.o_ss + c) =
-          __floats2bfloat162_rn(acc[n][2] * inv[1], acc[n][3] * inv[1]);
-    }
-  }
-  if (t == 0) {
-    float* lse = p.lse + (static_cast<std::int64_t>(b) * p.heads + h) * p.q_len;
-    constexpr float kLn2 = 0.6931471805599453f;
-    if (r_lo < p.q_len) lse[r_lo] = l_run[0] > 0.f ? (m_run[0] + log2f(l_run[0])) * kLn2 : -INFINITY;
-    if (r_hi < p.q_len) lse[r_hi] = l_run[1] > 0.f ? (m_run[1] + log2f(l_run[1])) * kLn2 : -INFINITY;
-  }
+  write_output<D>(p, acc, m_run, l_run, b, h, w);
 }
 
 template <class Config, bool kLdm>

@@ -27,18 +27,11 @@ std::size_t elems(int a, int b, int c, int d) {
          static_cast<std::size_t>(d);
 }
 
+// The tile's causal rule is bottom-right (key j visible to query i when j <= i + kv_len - q_len),
+// which is top-left for the square diagonal tiles.
 AttentionDims dims_of(const Bf16Tile& t) {
-  AttentionDims d;
-  d.batch = t.batch;
-  d.q_len = t.q_len;
-  d.kv_len = t.kv_len;
-  d.heads = t.heads;
-  d.kv_heads = t.kv_heads;
-  d.head_dim = t.head_dim;
-  // The tile's causal rule is bottom-right (key j visible to query i when j <= i + kv_len - q_len),
-  // which is top-left for the square diagonal tiles.
-  d.mask = t.causal ? MaskKind::CausalBottomRight : MaskKind::None;
-  return d;
+  return {.batch = t.batch, .q_len = t.q_len, .kv_len = t.kv_len, .heads = t.heads, .kv_heads = t.kv_heads,
+          .head_dim = t.head_dim, .mask = t.causal ? MaskKind::CausalBottomRight : MaskKind::None};
 }
 
 void upload(Buffer& dst, const void* src, std::size_t bytes, cudaStream_t s) {

@@ -19,6 +19,14 @@ __device__ __forceinline__ void mma_bf16(float c[4], const std::uint32_t a[4], s
       : "r"(a[0]), "r"(a[1]), "r"(a[2]), "r"(a[3]), "r"(b0), "r"(b1));
 }
 
+// The two adjacent 16x8 products of one A fragment with the B fragments a frag_b_* call loads:
+// c0 += A B[0..1], c1 += A B[2..3].
+__device__ __forceinline__ void mma_bf16_x2(float c0[4], float c1[4], const std::uint32_t a[4],
+                                            const std::uint32_t b[4]) {
+  mma_bf16(c0, a, b[0], b[1]);
+  mma_bf16(c1, a, b[2], b[3]);
+}
+
 // Two floats to a bf16x2 register; `lo` goes to the low half (the smaller column/k index).
 __device__ __forceinline__ std::uint32_t pack_bf16(float lo, float hi) {
   __nv_bfloat162 v = __floats2bfloat162_rn(lo, hi);
@@ -113,25 +121,23 @@ __device__ __forceinline__ void ldmatrix_a_trans_x4(std::uint32_t a[4], const bf
 
 // Fragment loaders with a compile-time choice: ldmatrix (kLdm) or element-wise gathers (the
 // slow reference path, kept so a GPU test can tell a wrong ldmatrix mapping from a wrong kernel).
+// Element-wise B fragments of the two adjacent 16x8 blocks at (k0, n0) and (k0, n0+8).
+template <bool kTransposed>
+__device__ __forceinline__ void load_b_x2(std::uint32_t b[4], const bf16* s, int ld, int k0, int n0, int lane) {
+  load_b<kTransposed>(b, s, ld, k0, n0, lane >> 2, lane & 3);
+  load_b<kTransposed>(b + 2, s, ld, k0, n0 + 8, lane >> 2, lane & 3);
+}
 // B fragments of two adjacent 16x8 blocks (n0, n0+8) of B = M^T, M row-major [n][k] (K as [key][d]).
 template <bool kLdm>
 __device__ __forceinline__ void frag_b_nk(std::uint32_t b[4], const bf16* s, int ld, int k0, int n0, int lane) {
-  if constexpr (kLdm) {
-    ldmatrix_b_x4(b, s, ld, n0, k0, lane);
-  } else {
-    load_b<true>(b, s, ld, k0, n0, lane >> 2, lane & 3);
-    load_b<true>(b + 2, s, ld, k0, n0 + 8, lane >> 2, lane & 3);
-  }
+  if constexpr (kLdm) ldmatrix_b_x4(b, s, ld, n0, k0, lane);
+  else load_b_x2<true>(b, s, ld, k0, n0, lane);
 }
 // B fragments of two adjacent 16x8 blocks (n0, n0+8) of a row-major [k][n] matrix (V as [key][d]).
 template <bool kLdm>
 __device__ __forceinline__ void frag_b_kn(std::uint32_t b[4], const bf16* s, int ld, int k0, int n0, int lane) {
-  if constexpr (kLdm) {
-    ldmatrix_b_trans_x4(b, s, ld, k0, n0, lane);
-  } else {
-    load_b<false>(b, s, ld, k0, n0, lane >> 2, lane & 3);
-    load_b<false>(b + 2, s, ld, k0, n0 + 8, lane >> 2, lane & 3);
-  }
+  if constexpr (kLdm) ldmatrix_b_trans_x4(b, s, ld, k0, n0, lane);
+  else load_b_x2<false>(b, s, ld, k0, n0, lane);
 }
 // A fragment at (r0, c0) of a row-major [r][c] matrix.
 template <bool kLdm>

@@ -85,11 +85,10 @@ int MpiComm::size() const { return impl_->size; }
 void MpiComm::open_groups(const RankLayout& layout, const std::vector<GroupKind>& kinds) {
   for (GroupKind k : kinds) {
     const auto& members = layout.group_of(k, impl_->rank);
-    int key = 0;
-    while (key < static_cast<int>(members.size()) && members[static_cast<std::size_t>(key)] != impl_->rank) ++key;
+    const CommSplit split = comm_split_of(layout, k, impl_->rank);
     MPI_Comm c = MPI_COMM_NULL;
     const std::string what = "rank " + std::to_string(impl_->rank) + ": MPI_Comm_split (" + to_string(k) + ")";
-    check(MPI_Comm_split(MPI_COMM_WORLD, layout.group_index_of(k, impl_->rank), key, &c), what);
+    check(MPI_Comm_split(MPI_COMM_WORLD, split.color, split.key, &c), what);
     MPI_Comm_set_errhandler(c, MPI_ERRORS_RETURN);
     int n = 0;
     MPI_Comm_size(c, &n);

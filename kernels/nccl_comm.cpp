@@ -98,12 +98,10 @@ int NcclComm::size() const { return impl_->size; }
 
 void NcclComm::open_groups(const RankLayout& layout, const std::vector<GroupKind>& kinds) {
   for (GroupKind k : kinds) {
-    const auto& members = layout.group_of(k, impl_->rank);
-    int key = 0;
-    while (key < static_cast<int>(members.size()) && members[static_cast<std::size_t>(key)] != impl_->rank) ++key;
+    const CommSplit split = comm_split_of(layout, k, impl_->rank);
     ncclComm_t c = nullptr;
     ncclConfig_t cfg = nonblocking_config();
-    const ncclResult_t r = ncclCommSplit(impl_->world, layout.group_index_of(k, impl_->rank), key, &c, &cfg);
+    const ncclResult_t r = ncclCommSplit(impl_->world, split.color, split.key, &c, &cfg);
     impl_->by_kind[static_cast<int>(k)] = c;
     impl_->wait(c ? c : impl_->world, r,
                 "rank " + std::to_string(impl_->rank) + ": ncclCommSplit (" + to_string(k) + ")");

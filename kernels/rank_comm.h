@@ -42,6 +42,20 @@ struct CommCall {
   CommElement element = CommElement::Byte;
 };
 
+// This rank's place in a split of the world into the communicators of group kind `k`: the
+// color (its group's index) and the key (its index in the group, so that communicator ranks
+// follow group order).
+struct CommSplit {
+  int color = 0;
+  int key = 0;
+};
+inline CommSplit comm_split_of(const RankLayout& layout, GroupKind k, int rank) {
+  const auto& members = layout.group_of(k, rank);
+  int key = 0;
+  while (key < static_cast<int>(members.size()) && members[static_cast<std::size_t>(key)] != rank) ++key;
+  return {layout.group_index_of(k, rank), key};
+}
+
 using CommTicket = std::uint32_t;
 
 class RankComm {

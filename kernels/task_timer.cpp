@@ -71,15 +71,8 @@ AttentionDims attention_dims_of(const TaskGraph& g, const Task& t) {
   if (s.q_len > std::numeric_limits<int>::max() / 2 || s.kv_len > std::numeric_limits<int>::max() / 2) {
     fail("sequence chunk too long for the GPU kernels");
   }
-  AttentionDims d;
-  d.batch = s.batch;
-  d.q_len = static_cast<int>(s.q_len);
-  d.kv_len = static_cast<int>(s.kv_len);
-  d.heads = s.heads;
-  d.kv_heads = s.kv_heads;
-  d.head_dim = s.head_dim_qk;
-  d.mask = mask_of(s.section);
-  return d;
+  return {.batch = s.batch, .q_len = static_cast<int>(s.q_len), .kv_len = static_cast<int>(s.kv_len),
+          .heads = s.heads, .kv_heads = s.kv_heads, .head_dim = s.head_dim_qk, .mask = mask_of(s.section)};
 }
 
 struct TaskTimer::Impl {

@@ -19,7 +19,7 @@ namespace {
 using namespace hcpsim;
 
 Scenario target_scenario() {
-  Scenario s = bench::bench_scenario(1024, {8, 128}, CpCommType::A2AP2P);
+  Scenario s = bench::bench_scenario(1024, {8, 128}, "a2a+p2p");
   s.name = "bench-1024-a2a-p2p";
   s.model.num_layers = 80;
   s.simulation.backward = false;

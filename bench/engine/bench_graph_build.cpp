@@ -40,8 +40,8 @@ void run(benchmark::State& state, const hcpsim::Scenario& s) {
   state.counters["rss_MB"] = rss;
 }
 
-void Hcp1024(benchmark::State& st) { run(st, hcpsim::bench::bench_scenario(1024, {8, 128}, hcpsim::CpCommType::A2AP2P)); }
-void P2p64(benchmark::State& st) { run(st, hcpsim::bench::bench_scenario(64, {}, hcpsim::CpCommType::P2P)); }
+void Hcp1024(benchmark::State& st) { run(st, hcpsim::bench::bench_scenario(1024, {8, 128}, "a2a+p2p")); }
+void P2p64(benchmark::State& st) { run(st, hcpsim::bench::bench_scenario(64, {}, "p2p")); }
 
 }  // namespace
 

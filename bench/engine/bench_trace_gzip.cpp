@@ -28,7 +28,7 @@ using namespace hcpsim;
 // The trace text, once per process.
 const std::string& trace_text() {
   static const std::string text = [] {
-    Scenario s = bench::bench_scenario(512, {8, 64}, CpCommType::A2AP2P);
+    Scenario s = bench::bench_scenario(512, {8, 64}, "a2a+p2p");
     s.simulation.backward = false;
     const RankLayout layout = RankLayout::from_scenario(s);
     const TaskGraph g = build_task_graph(s, layout, graph_options_from(s));

@@ -12,6 +12,7 @@
 #include "engine/backend/backend.h"
 #include "engine/layout/rank_layout.h"
 #include "engine/schedule/build.h"
+#include "engine/schedule/schedule_descriptor.h"
 #include "sim/simgrid_backend.h"
 
 namespace {
@@ -69,8 +70,8 @@ int main(int argc, char** argv) {
   s.model.num_query_groups = 8;
   s.model.seq_length = static_cast<std::int64_t>(seq);
   s.model.context_parallel_size = cp;
-  s.model.cp_comm_type = {a2a > 1 && ring > 1 ? hcpsim::CpCommType::A2AP2P
-                                              : (a2a > 1 ? hcpsim::CpCommType::A2A : hcpsim::CpCommType::P2P)};
+  const char* comm_type = a2a > 1 && ring > 1 ? "a2a+p2p" : (a2a > 1 ? "a2a" : "p2p");
+  s.model.cp_comm_type = {hcpsim::schedule::schedule_named(comm_type).kind};
   if (a2a > 1 && ring > 1) s.model.hierarchical_context_parallel_sizes = {a2a, ring};
   s.simulation.forward = true;
   s.simulation.backward = backward != 0;

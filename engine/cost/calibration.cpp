@@ -170,12 +170,7 @@ Calibration load_calibration_string(const std::string& yaml, const std::string& 
 
 Calibration load_calibration_file(const std::string& path) {
   // Same rules as scenario files: a regular file of bounded size, read without blocking.
-  Diagnostics diags;
-  std::string text;
-  if (!read_scenario_bytes(path, text, diags, "calibration file"))
-    throw std::runtime_error(path + ": error: calibration: " +
-                             (diags.items().empty() ? std::string("cannot read file") : diags.items().front().message));
-  return load_calibration_string(text, path);
+  return load_calibration_string(read_file_or_throw(path, "calibration file", "calibration"), path);
 }
 
 std::string calibration_to_yaml(const Calibration& c) {

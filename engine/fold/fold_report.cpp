@@ -3,14 +3,8 @@
 namespace hcpsim {
 
 void apply_fold(Report& r, const FoldPlan& plan) {
-  FoldSummary f;
-  f.enabled = plan.enabled;
-  f.folded = plan.folded;
-  f.simulated_ranks = plan.simulated_ranks;
-  f.represented_ranks = plan.represented_ranks;
-  f.replicas = plan.replicas;
-  f.note = plan.note;
-  r.fold = f;
+  r.fold = {.enabled = plan.enabled, .folded = plan.folded, .simulated_ranks = plan.simulated_ranks,
+            .represented_ranks = plan.represented_ranks, .replicas = plan.replicas, .note = plan.note};
   r.cluster_world_size = plan.represented_ranks;
   if (!plan.folded) return;
   const double k = plan.replicas;

@@ -98,12 +98,7 @@ std::vector<KernelRule> load_kernel_rules_string(const std::string& yaml, const 
 }
 
 std::vector<KernelRule> load_kernel_rules_file(const std::string& path) {
-  Diagnostics diags;
-  std::string text;
-  if (!read_scenario_bytes(path, text, diags, "kernel rules file"))
-    throw std::runtime_error(path + ": error: kernel rules: " +
-                             (diags.items().empty() ? std::string("cannot read file") : diags.items().front().message));
-  return load_kernel_rules_string(text, path);
+  return load_kernel_rules_string(read_file_or_throw(path, "kernel rules file", "kernel rules"), path);
 }
 
 KernelClassifier::KernelClassifier(std::vector<KernelRule> extra) : rules_(std::move(extra)) {

@@ -4,33 +4,22 @@
 
 #include "engine/planning/planner.h"
 #include "engine/scenario/pipeline_split.h"
+#include "engine/schedule/hp_styles.h"
 #include "engine/schedule/schedule_descriptor.h"
 
 namespace hcpsim::planning {
 namespace {
 
-// HyperParallel's modes for one cp (cp > 1): ulysses_degree unset, 1 (and 1 with load_balance), and
-// every divisor in between, in each of `styles`. Async with load_balance falls back to the
-// synchronous style (a duplicate) and DSA is Colossal only; both are left out. What the heads forbid
-// (pure Ulysses beyond the KV heads, ...) is left to the validator, whose message the plan counts.
+// HyperParallel's modes for one cp (cp > 1) in each of `styles`, as each style's row lists them.
 std::vector<PlanCandidate> hyperparallel_layouts(PlanCandidate c, const std::vector<HpStyle>& styles) {
   std::vector<PlanCandidate> out;
   c.hyperparallel = true;
   c.hierarchical.clear();
   for (HpStyle st : styles) {
     c.hp_style = st;
-    std::vector<std::pair<int, bool>> modes;   // (ulysses_degree, load_balance)
-    if (st == HpStyle::DSA || st == HpStyle::AsyncDSA) {
-      modes = {{1, false}};
-    } else {
-      modes = {{0, false}, {1, false}};
-      if (st == HpStyle::ContextParallel) modes.push_back({1, true});
-      for (int u = 2; u < c.cp; ++u)
-        if (c.cp % u == 0) modes.push_back({u, false});
-    }
-    for (const auto& [u, lb] : modes) {
-      c.ulysses_degree = u;
-      c.load_balance = lb;
+    for (const schedule::HpModeChoice& m : schedule::hp_style_of(st).planner_modes(c.cp)) {
+      c.ulysses_degree = m.ulysses_degree;
+      c.load_balance = m.load_balance;
       out.push_back(c);
     }
   }
@@ -95,28 +84,29 @@ std::vector<int> divisors(int n) {
   return d;
 }
 
+namespace {
+
+HyperParallelConfig hyperparallel_of(const PlanCandidate& c) {
+  HyperParallelConfig h;
+  h.enabled = c.hyperparallel;
+  h.style = c.hp_style;
+  h.ulysses_degree = c.ulysses_degree;
+  h.load_balance = c.load_balance;
+  return h;
+}
+
+}  // namespace
+
 std::string PlanCandidate::comm_label() const {
   if (cp == 1) return "none";
   if (!hyperparallel) return to_string(comm);
-  HyperParallelConfig h;
-  h.style = hp_style;
-  h.ulysses_degree = ulysses_degree;
-  h.load_balance = load_balance;
-  return std::string("hp-") + to_string(h.mode(cp)) + "-u" + std::to_string(h.ulysses(cp)) + (load_balance ? "-lb" : "");
+  return schedule::hp_comm_label(hyperparallel_of(*this), cp);
 }
 
 std::string PlanCandidate::label() const {
   std::string s = "tp=" + std::to_string(tp) + " cp=" + std::to_string(cp) + " dp=" + std::to_string(dp);
   if (hyperparallel) {
-    HyperParallelConfig h;
-    h.style = hp_style;
-    h.ulysses_degree = ulysses_degree;
-    s += " hp";
-    if (hp_style == HpStyle::AsyncContextParallel || hp_style == HpStyle::AsyncDSA) s += " async";
-    if (hp_style == HpStyle::DSA || hp_style == HpStyle::AsyncDSA) s += " dsa";
-    s += std::string(" ") + to_string(h.mode(cp));
-    if (h.mode(cp) == HpMode::Hybrid) s += " u=" + std::to_string(ulysses_degree);
-    if (load_balance) s += " lb";
+    s += " " + schedule::hp_label(hyperparallel_of(*this), cp);
   } else {
     s += std::string(" ") + to_string(comm);
   }
@@ -159,8 +149,12 @@ std::vector<PlanCandidate> enumerate_candidates(const Scenario& base, int gpus, 
   // HyperParallel: asked for, or the base scenario is one (then in its own style).
   const bool base_hp = base.hyperparallel_cp();
   std::vector<HpStyle> hp_styles;
-  if (base_hp) hp_styles = {base.hyperparallel.style};
-  else if (search.hyperparallel) hp_styles = {HpStyle::ContextParallel, HpStyle::AsyncContextParallel};
+  if (base_hp) {
+    hp_styles = {base.hyperparallel.style};
+  } else if (search.hyperparallel) {
+    for (const schedule::HpStyleDescriptor& d : schedule::hp_styles())
+      if (d.planner_default) hp_styles.push_back(d.style);
+  }
   const bool megatron_cp = !(base_hp && base.hyperparallel.dsa());
   if (train && search.distributed_optimizer && !memory.distributed_optimizer) dist_opts = {true, false};
   for (int pp : pps) {

@@ -7,13 +7,13 @@
 #include "engine/layout/rank_layout.h"
 #include "engine/memory/memory_model.h"
 #include "engine/planning/planner.h"
+#include "engine/schedule/hp_styles.h"
 #include "engine/schedule/schedule_descriptor.h"
 
 namespace hcpsim::planning {
 namespace {
 
 constexpr double kGiB = 1024.0 * 1024.0 * 1024.0;
-constexpr double kMiB = 1024.0 * 1024.0;
 
 std::string num(double v, int prec) {
   char buf[32];
@@ -47,54 +47,6 @@ Placement placement_of(const Scenario& s) {
   return p;
 }
 
-// Whether every group of a kind lies inside one node (rank 0's group stands for all).
-bool group_in_one_node(const Scenario& s, GroupKind k) {
-  try {
-    const RankLayout l = RankLayout::from_scenario(s);
-    std::set<int> nodes;
-    for (int r : l.group_of(k, 0)) nodes.insert(l.coord(r).node);
-    return nodes.size() == 1;
-  } catch (const std::exception&) {
-    return false;
-  }
-}
-
-// HyperParallel's mode in words: where its all-to-all and its all-gather run, what the gather keeps.
-std::string hyperparallel_reason(const PlanCandidate& c, const Scenario& s) {
-  const auto& hp = s.hyperparallel;
-  const int u = hp.ulysses(c.cp), co = c.cp / u;
-  const int gt = s.kv_heads_per_tp_rank();
-  std::string why = std::string("HyperParallel ") + to_string(hp.style) + " ";
-  const std::string a2a_where = group_in_one_node(s, GroupKind::HP_ULYSSES) ? "inside the node" : "across nodes";
-  const std::string ag_where = group_in_one_node(s, GroupKind::HP_COLOSSAL) ? "inside the node" : "across nodes";
-  // The rank's own K and V after its all-to-all; the all-gather keeps co of them per layer to backward.
-  const double m_kv = static_cast<double>(s.model.seq_length) / c.cp * s.train.micro_batch_size * gt * 2.0 *
-                      s.head_dim() * bytes_per_element(s.model.params_dtype);
-  switch (hp.mode(c.cp)) {
-    case HpMode::Ulysses:
-      why += "pure Ulysses: Q/K/V all-to-all over " + std::to_string(c.cp) + " ranks " + a2a_where + " (" +
-             std::to_string(gt) + " KV heads per TP rank)";
-      break;
-    case HpMode::Colossal:
-      why += "pure Colossal: K/V all-gathered over " + std::to_string(c.cp) + " ranks " + ag_where + ", " +
-             num((co - 1) * m_kv / kMiB, 0) + " MiB more K/V kept per layer until backward";
-      if (hp.load_balance) why += ", head-tail load balance";
-      break;
-    case HpMode::Hybrid:
-      why += "hybrid: all-to-all in groups of " + std::to_string(u) + " " + a2a_where + ", then K/V all-gather across " +
-             std::to_string(co) + " " + ag_where + " (" + num((co - 1) * m_kv / u / kMiB, 0) +
-             " MiB more K/V kept per layer)";
-      break;
-  }
-  if (hp.style == HpStyle::AsyncDSA)
-    why += ", DSA top-k " + std::to_string(s.model.dsa.index_topk) + " with the key-side gathers started from their projections";
-  else if (hp.style == HpStyle::DSA)
-    why += ", DSA top-k " + std::to_string(s.model.dsa.index_topk);
-  else if (hp.style == HpStyle::AsyncContextParallel && hp.async_effective())
-    why += hp.mode(c.cp) == HpMode::Hybrid ? ", all-to-alls started after the projections" : ", collectives started after the projections";
-  return why;
-}
-
 // What the candidate's schedule says about itself (engine/schedule/schedule_descriptor.h).
 schedule::ExplainFacts explain_facts(const PlanCandidate& c, const Scenario& s, const std::string& heads,
                                      bool a2a_possible, const Placement& pl) {
@@ -126,7 +78,7 @@ std::string explain(const PlanEntry& e, const PlanEntry& best, const std::string
   const Placement pl = placement_of(s);
   std::string why;
   if (c.hyperparallel && c.cp > 1) {
-    why = hyperparallel_reason(c, s);
+    why = schedule::hp_explain(s, c.cp);
   } else if (c.cp == 1) {
     why = "no context parallelism: each TP group holds the whole sequence";
   } else {

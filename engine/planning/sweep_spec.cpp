@@ -60,13 +60,6 @@ std::string value_text(const YAML::Node& n, const std::string& file, const std::
 
 constexpr const char* kHyperparallel = "hyperparallel";   // the `hyperparallel:` section's modes
 
-// The schedule named `t` in model.cp_comm_type, if any.
-const schedule::ScheduleDescriptor* schedule_named(const std::string& t) {
-  for (const schedule::ScheduleDescriptor& d : schedule::schedules())
-    if (t == d.name) return &d;
-  return nullptr;
-}
-
 // "p2p, all_gather, a2a, a2a+p2p, dfa, hyperparallel"
 std::string layout_names() {
   std::string out;
@@ -120,7 +113,7 @@ AxisGroup make_cp_layouts(const std::vector<int>& cps, const std::vector<std::st
   AxisGroup g;
   g.columns = {"cp", "layout"};
   for (const std::string& t : comm_types)
-    if (t != kHyperparallel && !schedule_named(t))
+    if (t != kHyperparallel && !schedule::find_schedule(t))
       throw std::invalid_argument("cp_layouts: unknown comm type '" + t + "' (valid: " + layout_names() + ")");
   for (int cp : cps) {
     if (cp < 1) throw std::invalid_argument("cp_layouts: cp must be >= 1, got " + std::to_string(cp));
@@ -131,7 +124,7 @@ AxisGroup make_cp_layouts(const std::vector<int>& cps, const std::vector<std::st
         if (cp > 1) add_hyperparallel_layouts(g, cp);
         continue;
       }
-      if (!schedule_named(t)->hierarchical()) {
+      if (!schedule::find_schedule(t)->hierarchical()) {
         g.values.push_back({{cp_s, t},
                             {cp_kv, "model.cp_comm_type=" + t,
                              "model.hierarchical_context_parallel_sizes=[]"}});

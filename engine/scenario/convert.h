@@ -30,6 +30,10 @@ void convert_dsa(const YAML::Node& d, YamlReader& r, Scenario& s);
 
 // The cp_comm_type named `name` as model.cp_comm_type spells it (scenario.cpp holds the names table).
 std::optional<CpCommType> comm_type_named(std::string_view name);
+// The HyperParallel style named `name` as hyperparallel.style spells it, if any, and every name in
+// HpStyle order (hyperparallel_config.cpp holds the names table).
+std::optional<HpStyle> hp_style_named(std::string_view name);
+std::vector<std::string> hp_style_names();
 
 // Reads `cluster.gpu` (a preset name or a mapping) into `gpu`.
 void convert_gpu(const YAML::Node& g, const std::string& path, YamlReader& r, const ConvertInputs& in,

@@ -11,11 +11,7 @@ void convert_hyperparallel(const YAML::Node& h, YamlReader& r, Scenario& s) {
   hp.enabled = true;
   if (h.IsNull()) return;   // `hyperparallel:` alone: ContextParallel, pure Ulysses
   if (!r.check_map(h, P, P)) return;
-  if (auto v = r.get_choice(h, P, "style", {"ContextParallel", "AsyncContextParallel", "DSA", "AsyncDSA"}))
-    hp.style = *v == "ContextParallel"        ? HpStyle::ContextParallel
-               : *v == "AsyncContextParallel" ? HpStyle::AsyncContextParallel
-               : *v == "DSA"                  ? HpStyle::DSA
-                                              : HpStyle::AsyncDSA;
+  if (auto v = r.get_choice(h, P, "style", hp_style_names())) hp.style = *hp_style_named(*v);
   // ulysses_degree: null is HyperParallel's default None (pure Ulysses).
   if (const YAML::Node n = h["ulysses_degree"]; n.IsDefined() && !n.IsNull())
     if (auto v = r.get_int(h, P, "ulysses_degree", 1))

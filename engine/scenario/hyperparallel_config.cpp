@@ -1,26 +1,32 @@
 #include "engine/scenario/hyperparallel_config.h"
 
+#include <array>
+
+#include "engine/core/enum_names.h"
+#include "engine/scenario/convert.h"
+
 namespace hcpsim {
+namespace {
 
-const char* to_string(HpStyle s) {
-  switch (s) {
-    case HpStyle::ContextParallel: return "ContextParallel";
-    case HpStyle::AsyncContextParallel: return "AsyncContextParallel";
-    case HpStyle::DSA: return "DSA";
-    case HpStyle::AsyncDSA: return "AsyncDSA";
-  }
-  return "?";
-}
+constexpr auto kStyleNames = std::to_array<EnumName<HpStyle>>({{HpStyle::ContextParallel, "ContextParallel"},
+                                                               {HpStyle::AsyncContextParallel, "AsyncContextParallel"},
+                                                               {HpStyle::DSA, "DSA"},
+                                                               {HpStyle::AsyncDSA, "AsyncDSA"}});
+constexpr auto kModeNames = std::to_array<EnumName<HpMode>>(
+    {{HpMode::Ulysses, "ulysses"}, {HpMode::Colossal, "colossal"}, {HpMode::Hybrid, "hybrid"}});
 
+}  // namespace
+
+const char* to_string(HpStyle s) { return name_of(kStyleNames, s); }
 const char* to_string(HpLayout l) { return l == HpLayout::BSND ? "BSND" : "TND"; }
+const char* to_string(HpMode m) { return name_of(kModeNames, m); }
 
-const char* to_string(HpMode m) {
-  switch (m) {
-    case HpMode::Ulysses: return "ulysses";
-    case HpMode::Colossal: return "colossal";
-    case HpMode::Hybrid: return "hybrid";
-  }
-  return "?";
+std::optional<HpStyle> detail::hp_style_named(std::string_view name) { return find_value(kStyleNames, name); }
+
+std::vector<std::string> detail::hp_style_names() {
+  std::vector<std::string> out;
+  for (const auto& entry : kStyleNames) out.emplace_back(entry.name);
+  return out;
 }
 
 int HyperParallelConfig::ulysses(int cp) const {

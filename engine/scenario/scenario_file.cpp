@@ -8,6 +8,7 @@
 #include <cstdio>
 #include <cstring>
 #include <filesystem>
+#include <stdexcept>
 
 #include "engine/scenario/limits.h"
 
@@ -97,6 +98,15 @@ bool read_scenario_bytes(const std::string& path, std::string& text, Diagnostics
   }
   ::close(fd);
   return true;
+}
+
+std::string read_file_or_throw(const std::string& path, const std::string& what, const std::string& kind) {
+  Diagnostics diags;
+  std::string text;
+  if (!read_scenario_bytes(path, text, diags, what))
+    throw std::runtime_error(path + ": error: " + kind + ": " +
+                             (diags.items().empty() ? std::string("cannot read file") : diags.items().front().message));
+  return text;
 }
 
 }  // namespace hcpsim

@@ -13,4 +13,8 @@ namespace hcpsim {
 bool read_scenario_bytes(const std::string& path, std::string& text, Diagnostics& diags,
                          const std::string& what = "scenario file");
 
+// The same read for a file that is not a scenario (a calibration, kernel rules): its text, or
+// std::runtime_error "<path>: error: <kind>: <why>" (`what` names the file in the reason, as above).
+std::string read_file_or_throw(const std::string& path, const std::string& what, const std::string& kind);
+
 }  // namespace hcpsim

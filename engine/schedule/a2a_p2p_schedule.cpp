@@ -41,14 +41,12 @@ std::string explain(const ExplainFacts& f) {
   return why;
 }
 
-constexpr const char* kSummary =
-    "all-to-all inside each level-0 group of hierarchical_context_parallel_sizes [a2a, p2p], "
-    "then a KV ring over the level-1 groups";
-
 }  // namespace
 
 extern const ScheduleDescriptor kA2aP2pSchedule = {
-    .kind = CpCommType::A2AP2P, .name = "a2a+p2p", .summary = kSummary,
+    .kind = CpCommType::A2AP2P, .name = "a2a+p2p", .summary =
+        "all-to-all inside each level-0 group of hierarchical_context_parallel_sizes [a2a, p2p], "
+        "then a KV ring over the level-1 groups",
     .a2a = A2aLevel::FirstLevel, .ring = true, .build_forward = build_a2a_p2p_forward,
     .build_backward = build_a2a_p2p_backward, .tasks_per_rank = tasks, .steps_per_rank = steps, .buffers = buffers,
     .explain = explain};

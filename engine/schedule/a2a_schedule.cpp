@@ -25,14 +25,12 @@ std::string explain(const ExplainFacts& f) {
   return why;
 }
 
-constexpr const char* kSummary =
-    "all-to-all of Q, K and V from sequence shards to head shards, attention over the whole "
-    "sequence, all-to-all of the output back";
-
 }  // namespace
 
 extern const ScheduleDescriptor kA2aSchedule = {
-    .kind = CpCommType::A2A, .name = "a2a", .summary = kSummary,
+    .kind = CpCommType::A2A, .name = "a2a", .summary =
+        "all-to-all of Q, K and V from sequence shards to head shards, attention over the whole "
+        "sequence, all-to-all of the output back",
     .a2a = A2aLevel::WholeCp, .planner_flat = true, .build_forward = forward, .build_backward = backward,
     .tasks_per_rank = tasks, .steps_per_rank = steps, .buffers = buffers, .explain = explain};
 

@@ -75,19 +75,21 @@ void exchange(ScheduleContext& ctx, GroupKind group, Stream nccl, const std::vec
       ctx.add_comm(std::move(op));
     }
   };
-  auto reord = [&](const A2AItem& it) {
+  // The reorder of `it` on each rank waits for that rank's all-to-all of `it` (a2a_of_rank).
+  auto reord = [&](const A2AItem& it, const std::vector<TaskId>& a2a_of_rank) {
     const double T = tensor_bytes(ctx, it);
     const std::string label = "reord_" + it.name;
     for (const auto& grp : groups)
       for (int rank : grp) {
-        ctx.wait(rank, Stream::Cp, ctx.last(rank, nccl));
+        ctx.wait(rank, Stream::Cp, a2a_of_rank[static_cast<std::size_t>(rank)]);
         const TaskId t = ctx.add(rank, TaskKind::Copy, Stream::Cp, label, -1, 0, 2 * T);
         if (ctx.with_payloads())
           ctx.payload(t, before ? PayloadOp::ChunksToNatural : PayloadOp::HeadMerge,
                       {ctx.key(BufName::Recv, it.tensor_id)}, {ctx.key(it.out)}, {A64});
       }
   };
-  // Reord_k must wait for A2A_k exactly, not for later a2a's: remember each a2a per rank.
+  // Reord_k must wait for A2A_k exactly, not for later a2a's: remember each a2a per rank. The
+  // reorder of a tensor is queued after the next tensor's all-to-all (the last one's at the end).
   std::vector<std::vector<TaskId>> a2a_task(items.size());
   const std::size_t n = items.size();
   for (std::size_t k = 0; k < n; ++k) {
@@ -96,23 +98,9 @@ void exchange(ScheduleContext& ctx, GroupKind group, Stream nccl, const std::vec
     a2a_task[k].resize(static_cast<std::size_t>(ctx.layout.world_size()), kNone);
     for (const auto& grp : groups)
       for (int rank : grp) a2a_task[k][static_cast<std::size_t>(rank)] = ctx.last(rank, nccl);
-    if (k >= 1) {
-      // reord of the previous tensor waits its own a2a (already queued before this one)
-      for (const auto& grp : groups)
-        for (int rank : grp) ctx.wait(rank, Stream::Cp, a2a_task[k - 1][static_cast<std::size_t>(rank)]);
-      const auto& it = items[k - 1];
-      const double T = tensor_bytes(ctx, it);
-      const std::string label = "reord_" + it.name;
-      for (const auto& grp : groups)
-        for (int rank : grp) {
-          const TaskId t = ctx.add(rank, TaskKind::Copy, Stream::Cp, label, -1, 0, 2 * T);
-          if (ctx.with_payloads())
-            ctx.payload(t, before ? PayloadOp::ChunksToNatural : PayloadOp::HeadMerge,
-                        {ctx.key(BufName::Recv, it.tensor_id)}, {ctx.key(it.out)}, {A64});
-        }
-    }
+    if (k >= 1) reord(items[k - 1], a2a_task[k - 1]);
   }
-  reord(items[n - 1]);
+  reord(items[n - 1], a2a_task[n - 1]);
   for (const auto& grp : groups)
     for (int rank : grp) ctx.wait_stream(rank, Stream::Main, Stream::Cp);
 }

@@ -22,13 +22,11 @@ std::string explain(const ExplainFacts& f) {
   return why;
 }
 
-constexpr const char* kSummary =
-    "K and V of the whole sequence all-gathered on every CP rank before its attention";
-
 }  // namespace
 
 extern const ScheduleDescriptor kAllGatherSchedule = {
-    .kind = CpCommType::AllGather, .name = "all_gather", .summary = kSummary,
+    .kind = CpCommType::AllGather, .name = "all_gather", .summary =
+        "K and V of the whole sequence all-gathered on every CP rank before its attention",
     .planner_flat = true, .build_forward = build_all_gather_forward, .build_backward = build_all_gather_backward,
     .steps_per_rank = steps, .buffers = buffers, .explain = explain};   // task count: not in closed form
 

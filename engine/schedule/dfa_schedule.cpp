@@ -23,14 +23,12 @@ std::string explain(const ExplainFacts& f) {
   return "DistFlashAttn's balanced causal ring of " + std::to_string(f.cp) + ", idle ranks computing for busy ones";
 }
 
-constexpr const char* kSummary =
-    "DistFlashAttn: one contiguous chunk per CP rank; ranks with less causal work compute "
-    "blocks of busier ranks with their queries fetched";
-
 }  // namespace
 
 extern const ScheduleDescriptor kDfaSchedule = {
-    .kind = CpCommType::DistFlashAttn, .name = "dfa", .summary = kSummary,
+    .kind = CpCommType::DistFlashAttn, .name = "dfa", .summary =
+        "DistFlashAttn: one contiguous chunk per CP rank; ranks with less causal work compute "
+        "blocks of busier ranks with their queries fetched",
     .own_shards = true, .build_forward = build_dfa_forward, .build_backward = build_dfa_backward,
     .steps_per_rank = steps, .buffers = buffers, .explain = explain};   // task count: not in closed form
 

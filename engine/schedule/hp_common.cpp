@@ -55,50 +55,45 @@ void collective(ScheduleContext& ctx, GroupKind kind, TaskKind task_kind, Stream
   }
 }
 
-}  // namespace
-
-void hp_a2a_to_heads_issue(ScheduleContext& ctx, const HpA2AItem& it) {
+// One all-to-all of `it` on the hp_ulysses groups: the local permutation into the send slots
+// (`permute`: by heads or by sequence), then the all-to-all.
+void a2a_issue(ScheduleContext& ctx, const HpA2AItem& it, PayloadOp permute) {
   const int u = ctx.layout.hp_ulysses();
   const double T = hp_bytes(ctx, ctx.sz.s, it.heads, it.dim);
   hp_each_rank(ctx, [&](int rank, int, int) {
     const TaskId t = ctx.add(rank, TaskKind::Copy, Stream::Main, "perm_" + it.name, -1, 0, 2 * T);
-    ctx.payload(t, PayloadOp::HeadSplit, {ctx.key(it.in, it.in_version)}, {ctx.key(BufName::Send, it.slot)},
-                {u, 0, it.dim});
+    ctx.payload(t, permute, {ctx.key(it.in, it.in_version)}, {ctx.key(BufName::Send, it.slot)}, {u, 0, it.dim});
   });
   collective(ctx, GroupKind::HP_ULYSSES, TaskKind::AllToAll, Stream::NcclA2A, "a2a_" + it.name, T, T * (u - 1) / u,
              PayloadOp::AllToAll,
              [&](int) { return std::pair{ctx.key(BufName::Send, it.slot), ctx.key(BufName::Recv, it.slot)}; });
 }
 
-void hp_a2a_to_heads_finish(ScheduleContext& ctx, const HpA2AItem& it) {
+// After the last all-to-all queued on each rank: the received slots of `it` reordered into its
+// output (`reorder`).
+void a2a_reorder(ScheduleContext& ctx, const HpA2AItem& it, PayloadOp reorder) {
   const int u = ctx.layout.hp_ulysses();
   const double T = hp_bytes(ctx, ctx.sz.s, it.heads, it.dim);
-  // The last all-to-all queued: this tensor's, or (async, finishing after every issue) a later one,
-  // which completes after it in stream order.
   hp_each_rank(ctx, [&](int rank, int, int) {
     ctx.wait(rank, Stream::Main, ctx.last(rank, Stream::NcclA2A));
     const TaskId t = ctx.add(rank, TaskKind::Copy, Stream::Main, "reord_" + it.name, -1, 0, 2 * T);
-    ctx.payload(t, PayloadOp::SlotsToSequence, {ctx.key(BufName::Recv, it.slot)}, {ctx.key(it.out, it.out_version)},
-                {u});
+    ctx.payload(t, reorder, {ctx.key(BufName::Recv, it.slot)}, {ctx.key(it.out, it.out_version)}, {u});
   });
+}
+
+}  // namespace
+
+void hp_a2a_to_heads_issue(ScheduleContext& ctx, const HpA2AItem& it) { a2a_issue(ctx, it, PayloadOp::HeadSplit); }
+
+// The last all-to-all queued: this tensor's, or (async, finishing after every issue) a later one,
+// which completes after it in stream order.
+void hp_a2a_to_heads_finish(ScheduleContext& ctx, const HpA2AItem& it) {
+  a2a_reorder(ctx, it, PayloadOp::SlotsToSequence);
 }
 
 void hp_a2a_to_sequence(ScheduleContext& ctx, const HpA2AItem& it) {
-  const int u = ctx.layout.hp_ulysses();
-  const double T = hp_bytes(ctx, ctx.sz.s, it.heads, it.dim);
-  hp_each_rank(ctx, [&](int rank, int, int) {
-    const TaskId t = ctx.add(rank, TaskKind::Copy, Stream::Main, "perm_" + it.name, -1, 0, 2 * T);
-    ctx.payload(t, PayloadOp::SequenceToSlots, {ctx.key(it.in, it.in_version)}, {ctx.key(BufName::Send, it.slot)},
-                {u, 0, it.dim});
-  });
-  collective(ctx, GroupKind::HP_ULYSSES, TaskKind::AllToAll, Stream::NcclA2A, "a2a_" + it.name, T, T * (u - 1) / u,
-             PayloadOp::AllToAll,
-             [&](int) { return std::pair{ctx.key(BufName::Send, it.slot), ctx.key(BufName::Recv, it.slot)}; });
-  hp_each_rank(ctx, [&](int rank, int, int) {
-    ctx.wait(rank, Stream::Main, ctx.last(rank, Stream::NcclA2A));
-    const TaskId t = ctx.add(rank, TaskKind::Copy, Stream::Main, "reord_" + it.name, -1, 0, 2 * T);
-    ctx.payload(t, PayloadOp::HeadMerge, {ctx.key(BufName::Recv, it.slot)}, {ctx.key(it.out, it.out_version)}, {u});
-  });
+  a2a_issue(ctx, it, PayloadOp::SequenceToSlots);
+  a2a_reorder(ctx, it, PayloadOp::HeadMerge);
 }
 
 void hp_gather_issue(ScheduleContext& ctx, const HpGatherItem& it) {

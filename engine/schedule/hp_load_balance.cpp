@@ -30,6 +30,39 @@ AttentionShape half_shape(const ScheduleContext& ctx, int chunk) {
   return attention_shape(z.b, c, kv, z.h_t, z.g_t, z.d_qk, z.d_v, z.causal ? MaskSection::BottomRight : MaskSection::Full);
 }
 
+// The two attention halves of CP index i: its own head chunk C_2i with the kept Q and dO halves,
+// and the peer's tail chunk C_2j+1 with the received ones; each with its output step and its dK,
+// dV versions.
+struct Half {
+  int step;
+  BufName q;
+  int q_version;
+  BufName dout;
+  int dout_version;
+  int dk, dv;
+};
+constexpr Half kOwnHead{0, BufName::LevelQ, kKeepQ, BufName::LevelDOut, kKeepDo, kDk1, kDv1};
+constexpr Half kPeerTail{1, BufName::Recv, kSlotQTail, BufName::Recv, kSlotDoTail, kDk2, kDv2};
+
+// The attention of half h on the rank of CP index i.
+void attention_forward(ScheduleContext& ctx, int rank, const Half& h, int i, int cp) {
+  const AttentionShape a = half_shape(ctx, h.step == 0 ? 2 * i : 2 * (cp - 1 - i) + 1);
+  const std::uint64_t k = ctx.key(BufName::FullKV, 0), v = ctx.key(BufName::FullKV, 1);
+  const TaskId t = ctx.add_attention(rank, Pass::Forward, Stream::Main, h.step, a);
+  ctx.payload(t, PayloadOp::AttnFwd, {ctx.key(h.q, h.q_version), k, v},
+              {ctx.key(BufName::StepOut, h.step), ctx.key(BufName::StepLse, h.step)}, hp_tile_args(a, ctx.sz.causal));
+}
+
+void attention_backward(ScheduleContext& ctx, int rank, const Half& h, int i, int cp) {
+  const AttentionShape a = half_shape(ctx, h.step == 0 ? 2 * i : 2 * (cp - 1 - i) + 1);
+  const std::uint64_t k = ctx.key(BufName::FullKV, 0), v = ctx.key(BufName::FullKV, 1);
+  const TaskId t = ctx.add_attention(rank, Pass::Backward, Stream::Main, h.step, a);
+  ctx.payload(t, PayloadOp::AttnBwd,
+              {ctx.key(h.q, h.q_version), k, v, ctx.key(BufName::StepOut, h.step), ctx.key(h.dout, h.dout_version),
+               ctx.key(BufName::StepLse, h.step)},
+              {ctx.key(BufName::BwdDq, h.step), ctx.key(BufName::FullDkv, h.dk), ctx.key(BufName::FullDkv, h.dv)},
+              hp_tile_args(a, ctx.sz.causal));
+}
 
 void slice(ScheduleContext& ctx, const char* label, BufName in, BufName out, int out_version, std::int64_t off,
            double bytes) {
@@ -62,15 +95,8 @@ void build_hp_load_balance_forward(ScheduleContext& ctx) {
     hp_gather_finish(ctx, it);
   }
   hp_each_rank(ctx, [&](int rank, int i, int cp) {
-    const int j = cp - 1 - i;
-    const std::uint64_t k = ctx.key(BufName::FullKV, 0), v = ctx.key(BufName::FullKV, 1);
-    const AttentionShape a1 = half_shape(ctx, 2 * i), a2 = half_shape(ctx, 2 * j + 1);
-    const TaskId t1 = ctx.add_attention(rank, Pass::Forward, Stream::Main, 0, a1);
-    ctx.payload(t1, PayloadOp::AttnFwd, {ctx.key(BufName::LevelQ, kKeepQ), k, v},
-                {ctx.key(BufName::StepOut, 0), ctx.key(BufName::StepLse, 0)}, hp_tile_args(a1, z.causal));
-    const TaskId t2 = ctx.add_attention(rank, Pass::Forward, Stream::Main, 1, a2);
-    ctx.payload(t2, PayloadOp::AttnFwd, {ctx.key(BufName::Recv, kSlotQTail), k, v},
-                {ctx.key(BufName::StepOut, 1), ctx.key(BufName::StepLse, 1)}, hp_tile_args(a2, z.causal));
+    attention_forward(ctx, rank, kOwnHead, i, cp);
+    attention_forward(ctx, rank, kPeerTail, i, cp);
   });
   hp_exchange(ctx, "p2p_out_back", GroupKind::CP, BufName::StepOut, 1, BufName::Recv, kSlotOutBack, o_half);
   hp_each_rank(ctx, [&](int rank, int, int) {
@@ -86,21 +112,8 @@ void build_hp_load_balance_backward(ScheduleContext& ctx) {
   const double q_half = hp_bytes(ctx, c, z.h_t, z.d_qk), o_half = hp_bytes(ctx, c, z.h_t, z.d_v);
   keep_head_send_tail(ctx, "do", BufName::DOut, BufName::LevelDOut, kKeepDo, kSlotDoTail, o_half);
   hp_each_rank(ctx, [&](int rank, int i, int cp) {
-    const int j = cp - 1 - i;
-    const std::uint64_t k = ctx.key(BufName::FullKV, 0), v = ctx.key(BufName::FullKV, 1);
-    const AttentionShape a2 = half_shape(ctx, 2 * j + 1), a1 = half_shape(ctx, 2 * i);
-    const TaskId t2 = ctx.add_attention(rank, Pass::Backward, Stream::Main, 1, a2);
-    ctx.payload(t2, PayloadOp::AttnBwd,
-                {ctx.key(BufName::Recv, kSlotQTail), k, v, ctx.key(BufName::StepOut, 1),
-                 ctx.key(BufName::Recv, kSlotDoTail), ctx.key(BufName::StepLse, 1)},
-                {ctx.key(BufName::BwdDq, 1), ctx.key(BufName::FullDkv, kDk2), ctx.key(BufName::FullDkv, kDv2)},
-                hp_tile_args(a2, z.causal));
-    const TaskId t1 = ctx.add_attention(rank, Pass::Backward, Stream::Main, 0, a1);
-    ctx.payload(t1, PayloadOp::AttnBwd,
-                {ctx.key(BufName::LevelQ, kKeepQ), k, v, ctx.key(BufName::StepOut, 0),
-                 ctx.key(BufName::LevelDOut, kKeepDo), ctx.key(BufName::StepLse, 0)},
-                {ctx.key(BufName::BwdDq, 0), ctx.key(BufName::FullDkv, kDk1), ctx.key(BufName::FullDkv, kDv1)},
-                hp_tile_args(a1, z.causal));
+    attention_backward(ctx, rank, kPeerTail, i, cp);
+    attention_backward(ctx, rank, kOwnHead, i, cp);
   });
   hp_exchange(ctx, "p2p_dq_back", GroupKind::CP, BufName::BwdDq, 1, BufName::Recv, kSlotDqBack, q_half);
   const double full_kv = hp_bytes(ctx, z.S, z.g_t, z.d_qk + z.d_v);

@@ -29,14 +29,12 @@ std::string explain(const ExplainFacts& f) {
   return why;
 }
 
-constexpr const char* kSummary =
-    "K/V passed around a ring of the CP group, overlapped with the attention of the chunk at "
-    "hand";
-
 }  // namespace
 
 extern const ScheduleDescriptor kP2pSchedule = {
-    .kind = CpCommType::P2P, .name = "p2p", .summary = kSummary,
+    .kind = CpCommType::P2P, .name = "p2p", .summary =
+        "K/V passed around a ring of the CP group, overlapped with the attention of the chunk at "
+        "hand",
     .ring = true, .planner_flat = true, .build_forward = build_p2p_forward, .build_backward = build_p2p_backward,
     .tasks_per_rank = tasks, .steps_per_rank = steps, .buffers = buffers, .explain = explain};
 

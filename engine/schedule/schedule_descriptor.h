@@ -9,6 +9,7 @@
 #include <cstddef>
 #include <span>
 #include <string>
+#include <string_view>
 
 #include "engine/graph/task_graph.h"
 #include "engine/layout/rank_layout.h"
@@ -70,6 +71,10 @@ struct ScheduleDescriptor {
 // Every schedule, in the order of CpCommType.
 std::span<const ScheduleDescriptor> schedules();
 const ScheduleDescriptor& schedule_of(CpCommType kind);
+// The schedule named `name` as in model.cp_comm_type ("p2p", "a2a+p2p", ...): nullptr when none
+// is; schedule_named throws std::invalid_argument listing the names instead.
+const ScheduleDescriptor* find_schedule(std::string_view name);
+const ScheduleDescriptor& schedule_named(std::string_view name);
 // The schedule of a layer (0-based): its cp_comm_type entry.
 const ScheduleDescriptor& schedule_of_layer(const Scenario& s, int layer);
 // True when an entry of model.cp_comm_type names a schedule with `pred`.

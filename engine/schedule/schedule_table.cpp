@@ -46,6 +46,19 @@ const ScheduleDescriptor& schedule_of(CpCommType kind) {
   return all[i];
 }
 
+const ScheduleDescriptor* find_schedule(std::string_view name) {
+  for (const ScheduleDescriptor& d : schedules())
+    if (name == d.name) return &d;
+  return nullptr;
+}
+
+const ScheduleDescriptor& schedule_named(std::string_view name) {
+  if (const ScheduleDescriptor* d = find_schedule(name)) return *d;
+  std::string names;
+  for (const ScheduleDescriptor& d : schedules()) names += std::string(names.empty() ? "" : ", ") + d.name;
+  throw std::invalid_argument("cp_comm_type '" + std::string(name) + "' is not a schedule (one of " + names + ")");
+}
+
 const ScheduleDescriptor& schedule_of_layer(const Scenario& s, int layer) {
   return schedule_of(s.comm_type_for_layer(layer));
 }

@@ -42,17 +42,25 @@
 #include "gui/views/timeline_view.h"
 
 namespace hcpsim::gui {
+namespace {
+
+// A page of type W made on `tabs` and added as its last tab, under `title`.
+template <class W>
+W* add_page(QTabWidget* tabs, const QString& title) {
+  auto* page = new W(tabs);
+  tabs->addTab(page, title);
+  return page;
+}
+
+}  // namespace
 
 MainWindow::MainWindow(QWidget* parent) : QMainWindow(parent) {
   setWindowTitle(tr("hcpsim"));
   setAcceptDrops(true);
   tabs_ = new QTabWidget(this);
-  editor_ = new ScenarioEditor(tabs_);
-  tabs_->addTab(editor_, tr("Scenario"));
-  summary_ = new SummaryView(tabs_);
-  tabs_->addTab(summary_, tr("Summary"));
-  plan_ = new PlanPanel(tabs_);
-  tabs_->addTab(plan_, tr("Plan"));
+  editor_ = add_page<ScenarioEditor>(tabs_, tr("Scenario"));
+  summary_ = add_page<SummaryView>(tabs_, tr("Summary"));
+  plan_ = add_page<PlanPanel>(tabs_, tr("Plan"));
   predict_job_ = new BackgroundJob(this);
 
   auto* layout_host = new QWidget(tabs_);
@@ -95,15 +103,11 @@ MainWindow::MainWindow(QWidget* parent) : QMainWindow(parent) {
   steps_->addWidget(ring_);
   steps_->addWidget(hp_steps_);
   tabs_->addTab(steps_, tr("Ring steps"));
-  timeline_ = new TimelineView(tabs_);
-  tabs_->addTab(timeline_, tr("Timeline"));
-  step_timeline_ = new StepTimelinePanel(tabs_);
-  tabs_->addTab(step_timeline_, tr("Step timeline"));
+  timeline_ = add_page<TimelineView>(tabs_, tr("Timeline"));
+  step_timeline_ = add_page<StepTimelinePanel>(tabs_, tr("Step timeline"));
   step_job_ = new BackgroundJob(this);
-  chart_ = new ChartView(tabs_);
-  tabs_->addTab(chart_, tr("Charts"));
-  sweep_ = new SweepPanel(tabs_);
-  tabs_->addTab(sweep_, tr("Sweep"));
+  chart_ = add_page<ChartView>(tabs_, tr("Charts"));
+  sweep_ = add_page<SweepPanel>(tabs_, tr("Sweep"));
   setCentralWidget(tabs_);
   build_menus();
 

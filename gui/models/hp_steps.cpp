@@ -7,6 +7,7 @@
 #include <tuple>
 
 #include "engine/schedule/build.h"
+#include "engine/schedule/hp_styles.h"
 
 namespace hcpsim::gui {
 namespace {
@@ -36,21 +37,6 @@ std::vector<char> reach(const TaskGraph& g, TaskId from, bool forward) {
   return seen;
 }
 
-std::string mode_title(const Scenario& s) {
-  const auto& hp = s.hyperparallel;
-  const int cp = s.cp(), u = hp.ulysses(cp);
-  std::string t = to_string(hp.style);
-  switch (hp.mode(cp)) {
-    case HpMode::Ulysses: t += ", pure Ulysses (u=" + std::to_string(cp) + ")"; break;
-    case HpMode::Colossal: t += ", pure Colossal (co=" + std::to_string(cp) + ")"; break;
-    case HpMode::Hybrid: t += ", hybrid u=" + std::to_string(u) + " x co=" + std::to_string(cp / u); break;
-  }
-  if (hp.load_balance) t += ", load_balance";
-  if (hp.style == HpStyle::AsyncContextParallel && !hp.async_effective()) t += " (synchronous fallback)";
-  if (hp.dsa()) t += ", top-k " + std::to_string(s.model.dsa.index_topk);
-  return t;
-}
-
 }  // namespace
 
 HpStepModel::HpStepModel(const Scenario& s) : layout_(RankLayout::from_scenario(s)) {
@@ -66,7 +52,7 @@ HpStepModel::HpStepModel(const Scenario& s) : layout_(RankLayout::from_scenario(
   o.hp_projections = s.hyperparallel.async_effective();
   graph_ = build_task_graph(s, layout_, o);
   cp_ranks_ = layout_.groups(GroupKind::CP).at(0);
-  title_ = mode_title(s);
+  title_ = schedule::hp_title(s);
   collect_steps();
   collect_overlaps();
 }

@@ -45,21 +45,11 @@ void arrow(QPainter& p, QPointF a, QPointF b, double offset, double head) {
 
 }  // namespace
 
-HpStepView::HpStepView(QWidget* parent) : QWidget(parent) { setMinimumSize(700, 420); }
+HpStepView::HpStepView(QWidget* parent) : StepView(parent) { setMinimumSize(700, 420); }
 
 void HpStepView::set_scenario(const Scenario& s) {
   model_ = std::make_unique<HpStepModel>(s);
-  step_ = std::clamp(step_, 0, model_->step_count() - 1);
-  update();
-}
-
-void HpStepView::set_step(int step) {
-  if (!model_) return;
-  step = std::clamp(step, 0, model_->step_count() - 1);
-  if (step == step_) return;
-  step_ = step;
-  update();
-  emit step_changed(step_);
+  model_changed();
 }
 
 QRectF HpStepView::member_rect(int cp_index) const {
@@ -81,7 +71,7 @@ void HpStepView::paintEvent(QPaintEvent*) {
     p.drawText(rect(), Qt::AlignCenter, tr("No HyperParallel CP group"));
     return;
   }
-  const HpStep& s = model_->step(step_);
+  const HpStep& s = model_->step(step());
   QFont f = font();
   f.setPixelSize(16);
   f.setBold(true);
@@ -89,7 +79,7 @@ void HpStepView::paintEvent(QPaintEvent*) {
   p.setPen(QColor(0x20, 0x20, 0x20));
   p.drawText(QPointF(kMargin, 22), QStringLiteral("HyperParallel %1, cp=%2 — step %3 of %4")
                                        .arg(QString::fromStdString(model_->title())).arg(model_->cp())
-                                       .arg(step_).arg(model_->step_count()));
+                                       .arg(step()).arg(model_->step_count()));
   f.setPixelSize(13);
   f.setBold(false);
   p.setFont(f);
@@ -109,7 +99,7 @@ void HpStepView::paintEvent(QPaintEvent*) {
 
 void HpStepView::paint_mesh(QPainter& p) {
   const HpStepModel& m = *model_;
-  const HpStep& s = m.step(step_);
+  const HpStep& s = m.step(step());
   QFont f = font();
   const double cell = member_rect(0).width();
   f.setPixelSize(std::clamp(static_cast<int>(cell * 0.11), 8, 13));
@@ -123,7 +113,7 @@ void HpStepView::paint_mesh(QPainter& p) {
     p.drawRoundedRect(r, 6, 6);
     QString text = QStringLiteral("i=%1  r%2\nco %3 · ds %4").arg(i).arg(m.cp_ranks()[static_cast<std::size_t>(i)])
                        .arg(m.co_index(i)).arg(m.ds_index(i));
-    if (const AttentionShape* a = m.attention(step_, i))
+    if (const AttentionShape* a = m.attention(step(), i))
       text += QStringLiteral("\nQ %1 × KV %2\n%3/%4 heads").arg(a->q_len).arg(a->kv_len).arg(a->heads).arg(a->kv_heads);
     else if (active && !s.communication)
       text += QStringLiteral("\n%1").arg(QString::fromStdString(s.label));
@@ -161,7 +151,7 @@ void HpStepView::paint_step_list(QPainter& p) {
   for (int i = 0; i < m.step_count(); ++i) {
     const HpStep& s = m.step(i);
     const QRectF r(x0, y0 + i * row, w, row);
-    if (i == step_) p.fillRect(r, QColor(0xff, 0xe9, 0x9e));
+    if (i == step()) p.fillRect(r, QColor(0xff, 0xe9, 0x9e));
     if (i == m.forward_steps()) {
       p.setPen(QColor(0x90, 0x90, 0x90));
       p.drawLine(r.topLeft(), r.topRight());

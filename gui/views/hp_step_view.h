@@ -11,19 +11,18 @@
 
 #include "gui/models/hp_steps.h"
 #include "gui/views/step_slider.h"
+#include "gui/views/step_view.h"
 
 
 namespace hcpsim::gui {
 
-class HpStepView : public QWidget {
+class HpStepView : public StepView {
   Q_OBJECT
  public:
   explicit HpStepView(QWidget* parent = nullptr);
   // Throws std::invalid_argument (from HpStepModel) without a hyperparallel: section or with cp < 2.
   void set_scenario(const Scenario& s);
   const HpStepModel* model() const { return model_.get(); }
-  int step() const { return step_; }
-  void set_step(int step);   // clamped to the steps
   QSize sizeHint() const override { return {1200, 760}; }
   // Cell of CP index i in widget coordinates.
   QRectF member_rect(int cp_index) const;
@@ -32,17 +31,14 @@ class HpStepView : public QWidget {
   int drawn_messages() const { return drawn_messages_; }
   int drawn_step_rows() const { return drawn_step_rows_; }
 
- signals:
-  void step_changed(int step);
-
  protected:
   void paintEvent(QPaintEvent*) override;
+  int step_count() const override { return model_ ? model_->step_count() : 0; }
 
  private:
   void paint_mesh(class QPainter& p);
   void paint_step_list(class QPainter& p);
   std::unique_ptr<HpStepModel> model_;
-  int step_ = 0;
   int drawn_groups_ = 0, drawn_messages_ = 0, drawn_step_rows_ = 0;
 };
 

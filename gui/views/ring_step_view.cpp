@@ -34,24 +34,14 @@ bool contains(const std::vector<int>& v, int x) { return std::find(v.begin(), v.
 
 }  // namespace
 
-RingStepView::RingStepView(QWidget* parent) : QWidget(parent) {
+RingStepView::RingStepView(QWidget* parent) : StepView(parent) {
   setMinimumSize(640, 400);
   setAutoFillBackground(false);
 }
 
 void RingStepView::set_params(const RingStepParams& p) {
   model_ = std::make_unique<RingStepModel>(p);
-  step_ = std::clamp(step_, 0, model_->steps() - 1);
-  update();
-}
-
-void RingStepView::set_step(int step) {
-  if (!model_) return;
-  step = std::clamp(step, 0, model_->steps() - 1);
-  if (step == step_) return;
-  step_ = step;
-  update();
-  emit step_changed(step_);
+  model_changed();
 }
 
 QRectF RingStepView::block_rect(int q, int k) const {
@@ -93,7 +83,7 @@ void RingStepView::paint_header(QPainter& p) const {
   if (schedule::schedule_of(P.type).hierarchical()) mode += QStringLiteral(" [%1,%2]").arg(P.a2a).arg(P.cp / P.a2a);
   p.drawText(QPointF(kMargin, 22), QStringLiteral("%1, cp=%2, %3 mask — step %4 of %5")
                                        .arg(mode).arg(P.cp).arg(P.causal ? "causal" : "no")
-                                       .arg(step_).arg(m.steps()));
+                                       .arg(step()).arg(m.steps()));
   f.setPixelSize(12);
   f.setBold(false);
   p.setFont(f);
@@ -119,7 +109,7 @@ void RingStepView::paint_ranks(QPainter& p) const {
   for (int k = 0; k < n && cw >= 14; ++k)
     p.drawText(QRectF(kMargin + label_w + k * cw, y - 16, cw, 14), Qt::AlignCenter, QStringLiteral("C%1").arg(k));
   for (int i = 0; i < P.cp; ++i, y += row_h) {
-    const RankStep r = m.rank_step(i, step_);
+    const RankStep r = m.rank_step(i, step());
     const QColor own = owner_color(m, r.ring_pos);
     p.setPen(QColor(0x20, 0x20, 0x20));
     QString label = QStringLiteral("i=%1").arg(i);
@@ -169,7 +159,7 @@ void RingStepView::paint_matrix(QPainter& p) const {
       p.drawRect(r);
       if (c.times == 0) continue;
       QColor col = owner_color(m, c.owner);
-      if (c.step > step_) col = col.lighter(175);   // computed at a later step
+      if (c.step > step()) col = col.lighter(175);   // computed at a later step
       if (c.times > 1) col = Qt::black;             // would be a bug: computed twice
       p.setBrush(col);
       if (c.partial) {
@@ -179,14 +169,14 @@ void RingStepView::paint_matrix(QPainter& p) const {
       } else {
         p.drawRect(r);
       }
-      if (c.step == step_) {
+      if (c.step == step()) {
         p.setPen(QPen(QColor(0x10, 0x10, 0x10), std::max(1.0, cell / 14)));
         p.setBrush(Qt::NoBrush);
         p.drawRect(r.adjusted(1, 1, -1, -1));
       }
       if (cell >= 26) {
         p.setFont(small);
-        p.setPen(c.step > step_ ? QColor(0x80, 0x80, 0x80) : QColor(0x10, 0x10, 0x10));
+        p.setPen(c.step > step() ? QColor(0x80, 0x80, 0x80) : QColor(0x10, 0x10, 0x10));
         const QString who = c.owner == -2 ? QStringLiteral("all") : QString::number(c.owner);
         p.drawText(c.partial ? r.adjusted(0, r.height() * 0.35, -r.width() * 0.35, 0) : r, Qt::AlignCenter,
                    QStringLiteral("%1·s%2").arg(who).arg(c.step));

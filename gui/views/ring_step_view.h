@@ -8,30 +8,26 @@
 
 #include "gui/models/ring_steps.h"
 #include "gui/views/step_slider.h"
+#include "gui/views/step_view.h"
 
 class QPainter;
 
 namespace hcpsim::gui {
 
-class RingStepView : public QWidget {
+class RingStepView : public StepView {
   Q_OBJECT
  public:
   explicit RingStepView(QWidget* parent = nullptr);
   // Throws std::invalid_argument (from RingStepModel) on impossible sizes.
   void set_params(const RingStepParams& p);
   const RingStepModel* model() const { return model_.get(); }
-  int step() const { return step_; }
-  // 0 <= step < steps(); clamped.
-  void set_step(int step);
   QSize sizeHint() const override { return {1100, 640}; }
   // Matrix cell rectangle of block (q, k) in widget coordinates (for tests and hit-testing).
   QRectF block_rect(int q, int k) const;
 
- signals:
-  void step_changed(int step);
-
  protected:
   void paintEvent(QPaintEvent*) override;
+  int step_count() const override { return model_ ? model_->steps() : 0; }
 
  private:
   void paint_header(QPainter& p) const;
@@ -39,7 +35,6 @@ class RingStepView : public QWidget {
   void paint_matrix(QPainter& p) const;
   void paint_footer(QPainter& p) const;
   std::unique_ptr<RingStepModel> model_;
-  int step_ = 0;
 };
 
 // The view with a step slider above it.

@@ -75,19 +75,18 @@ SummaryView::SummaryView(QWidget* parent) : QWidget(parent) {
   verdict_ = new QLabel(this);
   v->addWidget(title_);
   v->addWidget(verdict_);
-  auto* head = new QGroupBox(tr("The step"), this);
-  figures_ = head;
-  head->setLayout(new QGridLayout);
-  v->addWidget(head);
-  auto* mem = new QGroupBox(tr("Memory per GPU"), this);
-  auto* mv = new QVBoxLayout(mem);
-  bar_ = new MemoryBar(mem);
+  // A titled box below the others, holding `inner`.
+  auto add_box = [this, v](const QString& title, QLayout* inner) {
+    auto* box = new QGroupBox(title, this);
+    box->setLayout(inner);
+    v->addWidget(box);
+    return box;
+  };
+  figures_ = add_box(tr("The step"), new QGridLayout);
+  auto* mv = new QVBoxLayout;
+  bar_ = new MemoryBar(add_box(tr("Memory per GPU"), mv));
   mv->addWidget(bar_);
-  v->addWidget(mem);
-  auto* ex = new QGroupBox(tr("Exposed communication by group"), this);
-  exposed_ = ex;
-  ex->setLayout(new QGridLayout);
-  v->addWidget(ex);
+  exposed_ = add_box(tr("Exposed communication by group"), new QGridLayout);
   v->addStretch(1);
 }
 
