@@ -159,6 +159,7 @@ void print_plan_json(const Scenario& base, const planning::PlanOutcome& out, con
     b["scenario_overrides"] = o;
     b["megatron_arguments"] = megatron_arguments(e.scenario);
     b["bridge_overrides"] = bridge_overrides(o);
+    b["warnings"] = emit_warnings(e.scenario);   // what the Megatron-LM arguments or Bridge overrides cannot say
     j["best"].push_back(b);
   }
   std::cout << j.dump(2) << '\n';
@@ -186,12 +187,20 @@ bool emit_plan(const Scenario& base, const planning::PlanOutcome& out, const Pla
       std::cerr << "hcpsim plan: --emit: " << x.what() << '\n';
       return false;
     }
-    const std::pair<std::string, std::string> files[] = {
+    // Settings the Megatron-LM arguments or the Bridge overrides cannot express: in the arguments'
+    // file, in plan-K.warnings and on stderr.
+    const std::vector<std::string> warnings = emit_warnings(e.scenario);
+    std::string megatron = "# pretrain_gpt.py arguments of plan #" + std::to_string(k) + " (" + std::to_string(p.gpus) + " GPUs)\n";
+    for (const std::string& w : warnings) {
+      megatron += "# warning: " + w + "\n";
+      std::fprintf(stderr, "hcpsim plan: --emit: plan-%d: warning: %s\n", k, w.c_str());
+    }
+    std::vector<std::pair<std::string, std::string>> files = {
         {stem + ".yaml", yaml},
         {stem + ".overrides", joined(o, "\n") + "\n"},
-        {stem + ".megatron.sh", "# pretrain_gpt.py arguments of plan #" + std::to_string(k) + " (" + std::to_string(p.gpus) +
-                                    " GPUs)\n" + shell_join(megatron_arguments(e.scenario)) + "\n"},
+        {stem + ".megatron.sh", megatron + shell_join(megatron_arguments(e.scenario)) + "\n"},
         {stem + ".bridge", joined(bridge_overrides(o), "\n") + "\n"}};
+    if (!warnings.empty()) files.emplace_back(stem + ".warnings", joined(warnings, "\n") + "\n");
     for (const auto& [path, text] : files) {
       std::ofstream f(path);
       f << text;
@@ -201,7 +210,7 @@ bool emit_plan(const Scenario& base, const planning::PlanOutcome& out, const Pla
       }
     }
   }
-  std::fprintf(stderr, "plan: wrote %d layouts to %s (plan-K.yaml, .overrides, .megatron.sh, .bridge)\n", k, dir.c_str());
+  std::fprintf(stderr, "plan: wrote %d layouts to %s (plan-K.yaml, .overrides, .megatron.sh, .bridge; .warnings where those cannot say everything)\n", k, dir.c_str());
   return true;
 }
 
