@@ -100,7 +100,10 @@ std::vector<PointResult> predict_share(const Scenario& base, const std::vector<P
   std::vector<std::string> keys(which.size());
   for_each_index(which.size(), options.threads, [&](std::size_t k) { keys[k] = slice_key(scenario_of(k)); });
   const SliceOrder o = slice_order(keys, [&](std::size_t k) { return slice_graph_tasks(scenario_of(k)); });
-  for_each_index_within(o.firsts.size(), options.threads, o.tasks, kSliceTasksAtOnce, [&](std::size_t i) { predict_k(o.firsts[i]); });
+  std::vector<double> weight = o.tasks;
+  for (double& w : weight)
+    if (w < kSmallSliceTasks) w = 0;
+  for_each_index_within(o.firsts.size(), options.threads, weight, kSliceTasksAtOnce, [&](std::size_t i) { predict_k(o.firsts[i]); });
   for_each_index(o.rest.size(), options.threads, [&](std::size_t i) { predict_k(o.rest[i]); });
   return rs;
 }

@@ -15,6 +15,8 @@ namespace hcpsim::planning {
 // slice when that is more (about 100 bytes a task), so that the peak memory stays near the largest
 // slice's own.
 inline constexpr double kSliceTasksAtOnce = 8e6;
+// Slices below this many estimated tasks (some tens of MB) run beside any other and do not count.
+inline constexpr double kSmallSliceTasks = 2e6;
 
 // An upper estimate of the tasks of the layer graph the predictor builds for `s`: one layer of its
 // model-parallel slice (engine/step/step_model.h model_parallel_slice).
