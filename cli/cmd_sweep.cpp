@@ -16,6 +16,7 @@
 #include "cli/mpi_job.h"
 #include "cli/plot_chart.h"
 #include "cli/scenario_args.h"
+#include "cli/sweep_emit.h"
 #include "cli/sweep_part_files.h"
 #include "cli/verbosity.h"
 #include "engine/app/backend_catalog.h"
@@ -41,6 +42,7 @@ struct SweepArgs {
   std::string plot;
   std::string recompute;   // "" = each point's own model.recompute_granularity
   std::string shard;   // "I/N", "" = every point
+  std::string emit;    // directory for the points' files
   bool resume = false;
   int jobs = 0;
   double timeout_s = 0;
@@ -272,7 +274,15 @@ int run_sweep_command(const SweepArgs& a, MpiJob* job) {
   if (talk) std::cerr << "sweep: " << outcome.evaluated << " points in " << outcome.wall_s << " s ("
             << (outcome.wall_s > 0 ? outcome.evaluated / outcome.wall_s : 0.0) << " points/s)\n";
 
-  print_results(outcome.results, columns, metric, a.format);
+  const SweepRows rows{spec.base_path, expand_points(spec, extra), columns};
+  if (a.format == "json") {   // each row also as overrides, Megatron-LM arguments and Bridge overrides
+    std::vector<PointResult> sorted = outcome.results;
+    sort_results(sorted, metric);
+    write_sweep_json(std::cout, sorted, rows);
+  } else {
+    print_results(outcome.results, columns, metric, a.format);
+  }
+  if (!a.emit.empty() && !emit_sweep(outcome.results, rows, a.emit)) return 1;
   if (!a.plot.empty()) {
     std::vector<PointResult> rs = outcome.results;
     sort_results(rs, metric);
@@ -340,6 +350,9 @@ void add_sweep_command(CLI::App& app, CliContext& ctx) {
   cmd->add_option("--shard", args->shard,
                   "I/N: run only the points whose index mod N is I-1 (shard I of N, from 1), for job arrays; "
                   "needs --out, joined by `hcpsim sweep merge`");
+  cmd->add_option("--emit", args->emit,
+                  "write each point as a ready scenario, overrides, Megatron-LM arguments and Bridge overrides to DIR "
+                  "(point-K.yaml, .overrides, .megatron.sh, .bridge)");
   cmd->add_flag("--resume", args->resume, "skip the points already in --out (an interrupted sweep continues)");
   cmd->add_option("-j,--jobs", args->jobs, "worker processes at once (default: number of CPUs; under mpirun, divided among the ranks on "
                   "each machine)")->check(int_range(0, 1024));

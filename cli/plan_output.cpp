@@ -159,6 +159,7 @@ void print_plan_json(const Scenario& base, const planning::PlanOutcome& out, con
     b["scenario_overrides"] = o;
     b["megatron_arguments"] = megatron_arguments(e.scenario);
     b["bridge_overrides"] = bridge_overrides(o);
+    b["warnings"] = emit_warnings(e.scenario);   // what the Megatron-LM arguments or Bridge overrides cannot say
     j["best"].push_back(b);
   }
   std::cout << j.dump(2) << '\n';
@@ -186,22 +187,40 @@ bool emit_plan(const Scenario& base, const planning::PlanOutcome& out, const Pla
       std::cerr << "hcpsim plan: --emit: " << x.what() << '\n';
       return false;
     }
-    const std::pair<std::string, std::string> files[] = {
-        {stem + ".yaml", yaml},
-        {stem + ".overrides", joined(o, "\n") + "\n"},
-        {stem + ".megatron.sh", "# pretrain_gpt.py arguments of plan #" + std::to_string(k) + " (" + std::to_string(p.gpus) +
-                                    " GPUs)\n" + shell_join(megatron_arguments(e.scenario)) + "\n"},
-        {stem + ".bridge", joined(bridge_overrides(o), "\n") + "\n"}};
-    for (const auto& [path, text] : files) {
-      std::ofstream f(path);
-      f << text;
-      if (!f) {
-        std::cerr << "hcpsim plan: --emit: cannot write " << path << '\n';
-        return false;
-      }
+    if (!write_layout_files(stem, yaml, o, e.scenario,
+                            "pretrain_gpt.py arguments of plan #" + std::to_string(k) + " (" + std::to_string(p.gpus) + " GPUs)",
+                            "hcpsim plan: --emit: plan-" + std::to_string(k)))
+      return false;
+  }
+  std::fprintf(stderr, "plan: wrote %d layouts to %s (plan-K.yaml, .overrides, .megatron.sh, .bridge; .warnings where those cannot say everything)\n", k, dir.c_str());
+  return true;
+}
+
+bool write_layout_files(const std::string& stem, const std::string& yaml, const std::vector<std::string>& overrides,
+                        const Scenario& s, const std::string& what, const std::string& who) {
+  using namespace planning;
+  // Settings the Megatron-LM arguments or the Bridge overrides cannot express: in the arguments'
+  // file, in STEM.warnings and on stderr.
+  const std::vector<std::string> warnings = emit_warnings(s);
+  std::string megatron = "# " + what + "\n";
+  for (const std::string& w : warnings) {
+    megatron += "# warning: " + w + "\n";
+    std::fprintf(stderr, "%s: warning: %s\n", who.c_str(), w.c_str());
+  }
+  std::vector<std::pair<std::string, std::string>> files = {
+      {stem + ".yaml", yaml},
+      {stem + ".overrides", joined(overrides, "\n") + "\n"},
+      {stem + ".megatron.sh", megatron + shell_join(megatron_arguments(s)) + "\n"},
+      {stem + ".bridge", joined(bridge_overrides(overrides), "\n") + "\n"}};
+  if (!warnings.empty()) files.emplace_back(stem + ".warnings", joined(warnings, "\n") + "\n");
+  for (const auto& [path, text] : files) {
+    std::ofstream f(path);
+    f << text;
+    if (!f) {
+      std::cerr << who << ": cannot write " << path << '\n';
+      return false;
     }
   }
-  std::fprintf(stderr, "plan: wrote %d layouts to %s (plan-K.yaml, .overrides, .megatron.sh, .bridge)\n", k, dir.c_str());
   return true;
 }
 

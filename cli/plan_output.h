@@ -23,6 +23,12 @@ void print_plan_json(const Scenario& base, const planning::PlanOutcome& out, con
 // DIR/plan-K.yaml, .overrides, .megatron.sh, .bridge for each listed layout; false (with the reason on
 // stderr) when a file cannot be written.
 bool emit_plan(const Scenario& base, const planning::PlanOutcome& out, const PlanPrint& p, const std::string& dir);
+// STEM.yaml (`yaml`), STEM.overrides, STEM.megatron.sh (headed by `what` and the warnings), STEM.bridge
+// and, when emit_warnings(s) says something, STEM.warnings, for the layout `s` given by `overrides`
+// on its base file; every warning also on stderr, prefixed with `who`. False (with the reason on
+// stderr) when a file cannot be written.
+bool write_layout_files(const std::string& stem, const std::string& yaml, const std::vector<std::string>& overrides,
+                        const Scenario& s, const std::string& what, const std::string& who);
 // When nothing fits: the sentence on stderr, with the closest misses and the GPU count that fits.
 void explain_nothing_fits(const Scenario& base, const planning::PlanOutcome& out, const planning::PlanOptions& o);
 

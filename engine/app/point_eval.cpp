@@ -29,11 +29,20 @@ std::string first_error(const Diagnostics& d) {
 // the planner's base, the same for every candidate).
 std::string layer_cache_key(const Scenario& s, const std::string& backend) {
   const Scenario t = step::model_parallel_slice(s);
+  // A folded run simulates one unit with pp 1 (engine/fold/fold_plan.h), whose ranks do not depend on
+  // where pp stands in dist.order: tp-cp-ep-dp-pp and tp-cp-ep-pp-dp share one run.
+  std::string order = t.dist.order;
+  if (t.simulation.fold == FoldMode::Auto && t.cluster.faults.empty())
+    for (const char* pp : {"-pp", "pp-"})
+      if (const auto at = order.find(pp); at != std::string::npos) {
+        order.erase(at, 3);
+        break;
+      }
   std::string k = backend + "|" + std::to_string(t.tp()) + "|" + std::to_string(t.cp()) + "|" +
                   std::to_string(t.cluster.nodes) + "x" + std::to_string(t.cluster.gpus_per_node) + "|mbs" +
                   std::to_string(t.train.micro_batch_size) + "|sp" + std::to_string(t.model.sequence_parallel) + "|" +
                   to_string(t.train.mode) + "|" + t.model.fp8 + "|" + std::to_string(t.model.fp8_dot_product_attention) +
-                  "|" + t.dist.order + "|" + std::to_string(t.model.seq_length) + "|";
+                  "|" + order + "|" + std::to_string(t.model.seq_length) + "|";
   for (CpCommType c : t.model.cp_comm_type) k += std::string(to_string(c)) + ",";
   for (int x : t.model.hierarchical_context_parallel_sizes) k += std::to_string(x) + ",";
   // HyperParallel's section replaces cp_comm_type: its mode, style and DSA sizes change the layer.

@@ -36,6 +36,8 @@ const std::map<std::string, Mapping>& mappings() {
       {"--account-for-embedding-in-pipeline-split", {"model.account_for_embedding_in_pipeline_split", Arg::Flag}},
       {"--account-for-loss-in-pipeline-split", {"model.account_for_loss_in_pipeline_split", Arg::Flag}},
       {"--sequence-parallel", {"model.sequence_parallel", Arg::Flag}},
+      {"--tp-comm-overlap", {"model.tp_comm_overlap", Arg::Flag}},
+      {"--use-tp-pp-dp-mapping", {"", Arg::Flag}},
       {"--recompute-granularity", {"model.recompute_granularity", Arg::Text}},
       {"--recompute-method", {"model.recompute_method", Arg::Text}},
       {"--recompute-num-layers", {"model.recompute_num_layers", Arg::Int}},
@@ -128,6 +130,7 @@ MegatronImport import_megatron(const std::vector<std::string>& args, const Impor
   for (const char* k : {"ddp.use_distributed_optimizer", "ddp.overlap_grad_reduce", "ddp.overlap_param_gather",
                         "model.untie_embeddings_and_output_weights", "model.sequence_parallel"})
     if (!keys.count(k)) keys[k] = false;
+  if (flags.count("--use-tp-pp-dp-mapping")) keys["dist.order"] = "tp-cp-ep-pp-dp";
   if (flags.count("--fp16")) keys["model.params_dtype"] = "fp16";
   else keys["model.params_dtype"] = "bf16";
   if (!flags.count("--bf16") && !flags.count("--fp16"))

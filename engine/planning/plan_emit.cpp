@@ -2,6 +2,8 @@
 
 #include <yaml-cpp/yaml.h>
 
+#include <algorithm>
+#include <iterator>
 #include <stdexcept>
 
 #include "engine/scenario/overrides.h"
@@ -37,6 +39,7 @@ std::vector<std::string> megatron_arguments(const Scenario& s) {
   if (m.attn_mask_type == MaskType::NoMask) a.insert(a.end(), {"--attention-mask-type", "no_mask"});
   num("--tensor-model-parallel-size", m.tensor_model_parallel_size);
   if (m.sequence_parallel) a.push_back("--sequence-parallel");
+  if (m.tp_comm_overlap) a.push_back("--tp-comm-overlap");
   num("--context-parallel-size", m.context_parallel_size);
   if (m.context_parallel_size > 1 && !s.hyperparallel_cp()) {
     a.push_back("--cp-comm-type");
@@ -47,6 +50,7 @@ std::vector<std::string> megatron_arguments(const Scenario& s) {
     }
   }
   num("--pipeline-model-parallel-size", m.pipeline_model_parallel_size);
+  if (s.dist.order == "tp-cp-ep-pp-dp") a.push_back("--use-tp-pp-dp-mapping");
   if (m.decoder_first_pipeline_num_layers) num("--decoder-first-pipeline-num-layers", *m.decoder_first_pipeline_num_layers);
   if (m.decoder_last_pipeline_num_layers) num("--decoder-last-pipeline-num-layers", *m.decoder_last_pipeline_num_layers);
   if (m.account_for_embedding_in_pipeline_split) a.push_back("--account-for-embedding-in-pipeline-split");
@@ -79,13 +83,46 @@ std::vector<std::string> bridge_overrides(const std::vector<std::string>& scenar
   static const std::pair<std::string, std::string> kRenamed[] = {
       {"model.decoder_first_pipeline_num_layers=", "model.num_layers_in_first_pipeline_stage="},
       {"model.decoder_last_pipeline_num_layers=", "model.num_layers_in_last_pipeline_stage="}};
+  // hcpsim's own values and keys: Megatron-Core's recompute_granularity is full or selective.
+  static const char* const kNotBridge[] = {"model.recompute_granularity=selective_op",
+                                           "model.recompute_granularity=non_attention", "ddp.shard_parameters="};
   std::vector<std::string> out;
   for (std::string o : scenario_overrides) {
     for (const auto& [ours, bridge] : kRenamed)
       if (o.rfind(ours, 0) == 0) o = bridge + o.substr(ours.size());
+    if (std::any_of(std::begin(kNotBridge), std::end(kNotBridge), [&](const char* x) { return o.rfind(x, 0) == 0; }))
+      continue;
     if (o.rfind("model.", 0) == 0 || o.rfind("train.", 0) == 0 || o.rfind("ddp.", 0) == 0) out.push_back(o);
   }
   return out;
+}
+
+std::vector<std::string> emit_warnings(const Scenario& s) {
+  std::vector<std::string> w;
+  const RecomputeGranularity g = s.model.recompute_granularity;
+  if (g == RecomputeGranularity::SelectiveOp || g == RecomputeGranularity::NonAttention)
+    w.push_back(std::string("model.recompute_granularity: ") + to_string(g) +
+                (g == RecomputeGranularity::SelectiveOp ? " (torchtitan's op-level checkpointing)"
+                                                        : " (DistFlashAttn's recomputation of all but core attention)") +
+                " has no Megatron-LM or Bridge setting: the Megatron-LM arguments give no --recompute-granularity and "
+                "the Bridge overrides leave recompute_granularity out, so as written the job recomputes nothing");
+  if (s.hyperparallel_cp())
+    w.push_back(std::string("hyperparallel: MindSpore HyperParallel's CP mode (") + to_string(s.hyperparallel.mode(s.cp())) +
+                ", ulysses_degree " + std::to_string(s.hyperparallel.ulysses(s.cp())) +
+                ") has no Megatron-LM or Bridge setting: the arguments give the context-parallel size without "
+                "--cp-comm-type and the Bridge overrides leave the hyperparallel section out");
+  if (s.ddp.shard_parameters)
+    w.push_back("ddp.shard_parameters: parameter sharding (ZeRO-3 / FSDP) is not written: set Megatron-FSDP's or "
+                "PyTorch FSDP's own options by hand");
+  if (s.ddp.grad_reduce_in_fp32 == false && !s.ddp.shard_parameters)
+    w.push_back("ddp.grad_reduce_in_fp32: false (gradients reduced in the parameters' dtype) has no Megatron-LM argument: "
+                "pretrain_gpt.py reduces bf16 gradients in fp32");
+  if (s.dist.order == "tp-cp-ep-pp-dp")
+    w.push_back("dist.order: tp-cp-ep-pp-dp is written for Megatron-LM (--use-tp-pp-dp-mapping) but not as a Bridge "
+                "override (dist.order is hcpsim's key): set the rank order of the Bridge recipe by hand");
+  else if (s.dist.order != "tp-cp-ep-dp-pp")
+    w.push_back("dist.order: " + s.dist.order + " has no Megatron-LM argument or Bridge override");
+  return w;
 }
 
 std::string scenario_file_text(const std::string& base_path, const std::vector<std::string>& overrides,

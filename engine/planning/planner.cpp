@@ -10,6 +10,7 @@
 
 #include "engine/error_band/error_band.h"
 #include "engine/planning/plan_check.h"
+#include "engine/planning/planner_slices.h"
 #include "engine/planning/sweep_runner.h"
 
 namespace hcpsim::planning {
@@ -61,10 +62,12 @@ std::vector<KeptCandidate> share_kept(const Scenario& base, const std::vector<Pl
 }
 
 // Predicts the kept candidates listed in `which`: in worker processes with jobs > 1, else here, on
-// options.threads threads.
+// options.threads threads; with a slice key, the first candidate of each model-parallel slice before
+// the others (which then reuse its backend run), largest first, with few large slice graphs at once.
 std::vector<PointResult> predict_share(const Scenario& base, const std::vector<PlanCandidate>& all,
                                        const std::vector<KeptCandidate>& kept, const std::vector<std::size_t>& which,
-                                       int gpus, const PlanOptions& options, const ScenarioPredictor& predict) {
+                                       int gpus, const PlanOptions& options, const ScenarioPredictor& predict,
+                                       const SliceKey& slice_key) {
   auto scenario_of = [&](std::size_t k) { return apply_candidate(base, all[kept[which[k]].index], gpus); };
   std::vector<PointResult> rs(which.size());
   if (options.jobs > 1 && which.size() > 1) {
@@ -84,12 +87,24 @@ std::vector<PointResult> predict_share(const Scenario& base, const std::vector<P
   const std::size_t every = std::max<std::size_t>(1, which.size() / 20);
   std::atomic<std::size_t> done{0};
   const std::thread::id caller = std::this_thread::get_id();
-  for_each_index(which.size(), options.threads, [&](std::size_t k) {
+  auto predict_k = [&](std::size_t k) {
     rs[k] = predict_one(predict, scenario_of(k));
     const std::size_t n = ++done;
-    if (options.progress && k % every == 0 && std::this_thread::get_id() == caller)
+    if (options.progress && n % every == 0 && std::this_thread::get_id() == caller)
       options.progress(all.size(), all.size(), n);
-  });
+  };
+  if (!slice_key) {
+    for_each_index(which.size(), options.threads, predict_k);
+    return rs;
+  }
+  std::vector<std::string> keys(which.size());
+  for_each_index(which.size(), options.threads, [&](std::size_t k) { keys[k] = slice_key(scenario_of(k)); });
+  const SliceOrder o = slice_order(keys, [&](std::size_t k) { return slice_graph_tasks(scenario_of(k)); });
+  std::vector<double> weight = o.tasks;
+  for (double& w : weight)
+    if (w < kSmallSliceTasks) w = 0;
+  for_each_index_within(o.firsts.size(), options.threads, weight, kSliceTasksAtOnce, [&](std::size_t i) { predict_k(o.firsts[i]); });
+  for_each_index(o.rest.size(), options.threads, [&](std::size_t i) { predict_k(o.rest[i]); });
   return rs;
 }
 
@@ -228,7 +243,7 @@ PlanOutcome plan(const Scenario& base_in, const PlanOptions& options, const Scen
   // 2. Predictions: under a distribution, whole model-parallel slices to the ranks in turn, in the
   //    order their first candidate appears.
   auto share = [&](const std::vector<std::size_t>& which) {
-    return predict_share(base, all, kept, which, gpus, options, predict);
+    return predict_share(base, all, kept, which, gpus, options, predict, slice_key);
   };
   std::vector<PointResult> results;
   if (dist == nullptr) {

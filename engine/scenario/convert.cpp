@@ -33,6 +33,34 @@ std::optional<CpCommType> comm_type_of(const YAML::Node& n, const std::string& p
   return std::nullopt;
 }
 
+// Megatron-Bridge's precision switches (TransformerConfig bf16 / fp16) and gated_linear_unit: mapped
+// onto params_dtype where they agree with it, refused naming both fields where they do not, and a
+// warning where they ask for what hcpsim does not price (fp32 training, a non-gated MLP).
+void convert_bridge_precision(const YAML::Node& m, YamlReader& r, ModelConfig& mo) {
+  const std::optional<bool> bf16 = r.get_bool(m, "model", "bf16");
+  const std::optional<bool> fp16 = r.get_bool(m, "model", "fp16");
+  if (bf16.value_or(false) && fp16.value_or(false)) {
+    r.error(m["fp16"], "model.fp16", "model.bf16 and model.fp16 are both true; set one of them (or model.params_dtype)");
+  } else if (bf16.value_or(false) || fp16.value_or(false)) {
+    const DType d = bf16.value_or(false) ? DType::BF16 : DType::FP16;
+    const char* key = d == DType::BF16 ? "bf16" : "fp16";
+    if (m["params_dtype"].IsDefined() && mo.params_dtype != d)
+      r.error(m[key], std::string("model.") + key, std::string("model.") + key + ": true disagrees with model.params_dtype " +
+                                                       (mo.params_dtype == DType::BF16 ? "bf16" : "fp16"),
+              {"keep one of the two fields"});
+    mo.params_dtype = d;
+  } else if ((bf16 || fp16) && !m["params_dtype"].IsDefined()) {
+    const char* key = bf16 ? "bf16" : "fp16";
+    r.warning(m[key], std::string("model.") + key, std::string("model.bf16 and model.fp16 are false (fp32 training): not modelled by hcpsim; "
+                                                   "predicted with model.params_dtype ") +
+                                           (mo.params_dtype == DType::BF16 ? "bf16" : "fp16"));
+  }
+  if (const std::optional<bool> glu = r.get_bool(m, "model", "gated_linear_unit"); glu && !*glu)
+    r.warning(m["gated_linear_unit"], "model.gated_linear_unit",
+              "false (a GeLU MLP) is not modelled by hcpsim: the MLP is priced as a gated (SwiGLU) one with "
+              "model.ffn_hidden_size");
+}
+
 void convert_model(const YAML::Node& m, YamlReader& r, Scenario& s) {
   const std::string P = "model";
   if (!r.check_map(m, P, P)) return;
@@ -55,6 +83,7 @@ void convert_model(const YAML::Node& m, YamlReader& r, Scenario& s) {
     mo.attn_mask_type = *v == "causal" ? MaskType::Causal : MaskType::NoMask;
   if (auto v = r.get_choice(m, P, "params_dtype", {"bf16", "fp16"}))
     mo.params_dtype = *v == "bf16" ? DType::BF16 : DType::FP16;
+  convert_bridge_precision(m, r, mo);
   set_int("tensor_model_parallel_size", mo.tensor_model_parallel_size);
   set_int("pipeline_model_parallel_size", mo.pipeline_model_parallel_size);
   set_int("context_parallel_size", mo.context_parallel_size);

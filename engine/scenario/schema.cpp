@@ -19,6 +19,7 @@ const std::vector<std::string>& all_paths() {
       "model.tp_comm_overlap", "model.decoder_first_pipeline_num_layers", "model.decoder_last_pipeline_num_layers",
       "model.account_for_embedding_in_pipeline_split", "model.account_for_loss_in_pipeline_split",
       "model.vocab_size", "model.untie_embeddings_and_output_weights",
+      "model.bf16", "model.fp16", "model.gated_linear_unit",
       "model.dsa", "model.dsa.index_topk", "model.dsa.index_n_heads", "model.dsa.index_head_dim",
       "train", "train.micro_batch_size", "train.global_batch_size", "train.mode",
       "ddp", "ddp.use_distributed_optimizer", "ddp.overlap_grad_reduce", "ddp.overlap_param_gather", "ddp.shard_parameters",
@@ -116,7 +117,11 @@ std::string unmodelled_bridge_field(const std::string& path) {
       {"optimizer", "the optimizer section"}, {"scheduler", "the learning-rate scheduler section"},
       {"checkpoint", "the checkpoint section"}, {"logger", "the logger section"},
       {"tokenizer", "the tokenizer section"},   {"dataset", "the dataset section"},
-      {"rng", "the random-number section"},     {"profiling", "the profiling section"}};
+      {"rng", "the random-number section"},     {"profiling", "the profiling section"},
+      {"mixed_precision", "the mixed-precision recipe section (hcpsim prices model.params_dtype, model.bf16 / "
+                          "model.fp16 and model.fp8)"},
+      {"comm_overlap", "the communication-overlap section (hcpsim reads model.tp_comm_overlap and ddp.overlap_grad_reduce / "
+                       "ddp.overlap_param_gather)"}};
   // Fields of model/train/dist that change numerics or bookkeeping, not the CP schedule or its cost.
   static const std::vector<std::pair<std::string, std::string>> fields{
       {"model.hidden_dropout", "dropout"},
@@ -133,6 +138,9 @@ std::string unmodelled_bridge_field(const std::string& path) {
       {"model.bias_activation_fusion", "kernel fusion switches"},
       {"model.masked_softmax_fusion", "kernel fusion switches"},
       {"model.gradient_accumulation_fusion", "kernel fusion switches"},
+      {"model.cross_entropy_loss_fusion", "kernel fusion switches"},
+      {"model.bias_dropout_fusion", "kernel fusion switches"},
+      {"model.persist_layer_norm", "kernel fusion switches"},
       {"train.train_iters", "the number of training iterations"},
       {"train.eval_iters", "evaluation"},
       {"train.eval_interval", "evaluation"},

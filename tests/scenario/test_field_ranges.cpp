@@ -27,7 +27,7 @@ const std::set<std::string> kNotNumeric{
     "model.fp8_dot_product_attention", "model.tp_comm_overlap", "model.untie_embeddings_and_output_weights",
     "model.account_for_embedding_in_pipeline_split", "model.account_for_loss_in_pipeline_split", "train.mode", "ddp",
     "ddp.use_distributed_optimizer", "ddp.overlap_grad_reduce", "ddp.overlap_param_gather", "ddp.shard_parameters",
-    "ddp.grad_reduce_in_fp32",
+    "ddp.grad_reduce_in_fp32", "model.bf16", "model.fp16", "model.gated_linear_unit",
     "cluster.intra_node.nvls", "cluster.efficiency.attention_kernel", "cluster.efficiency.model_terms",
     "cluster.efficiency.model_terms.all", "cluster.efficiency.model_terms.comm_compute_interference",
     "cluster.efficiency.model_terms.bandwidth_curves", "cluster.efficiency.model_terms.host_overheads",
