@@ -264,7 +264,10 @@ Scenario apply_candidate(const Scenario& base, const PlanCandidate& c, int gpus)
   s.model.cp_comm_type = {c.comm};
   s.model.hierarchical_context_parallel_sizes = c.hierarchical;
   s.model.sequence_parallel = c.tp > 1;   // Megatron-Bridge turns it on whenever tp > 1
-  switch (c.recompute) {
+  // The base's recomputation (granularity, method, layers) stays as stated while the candidate keeps
+  // its memory class; only a different, searched class replaces it. So torchtitan's selective_op and
+  // DistFlashAttn's non_attention, or full with the block method, survive a layout-only search.
+  if (c.recompute != recompute_of(base)) switch (c.recompute) {
     case Recompute::None: s.model.recompute_granularity = RecomputeGranularity::None; break;
     case Recompute::Selective: s.model.recompute_granularity = RecomputeGranularity::Selective; break;
     case Recompute::Full:

@@ -1,6 +1,8 @@
 // The ways in and out of a plan: `hcpsim import megatron`, the
 // emitted layouts (overrides, Megatron-LM arguments, Bridge overrides, scenario file) and the
 // changes that make a job fit in memory.
+#include <algorithm>
+
 #include <gtest/gtest.h>
 
 #include "engine/memory/memory_model.h"
@@ -65,6 +67,38 @@ TEST(PlanIo, EmittedLayoutIsAReadyScenario) {
   EXPECT_TRUE(changed_overrides(s, file).empty()) << changed_overrides(s, file).front();
   EXPECT_EQ(file.name, "p1");
   for (const std::string& b : bridge_overrides(o)) EXPECT_EQ(b.rfind("cluster.", 0), std::string::npos) << b;
+}
+
+// A layout candidate that keeps the base's memory class keeps the base's stated recomputation
+// (torchtitan's selective_op, DistFlashAttn's non_attention, full with the block method); a
+// searched, different class replaces it.
+TEST(PlanIo, CandidateKeepsTheStatedRecomputation) {
+  PlanCandidate c;
+  c.tp = 2;
+  c.cp = 4;
+  c.dp = 2;
+  c.pp = 1;
+  for (const char* g : {"selective_op", "non_attention"}) {
+    LoadOptions lo;
+    lo.overrides = {std::string("model.recompute_granularity=") + g};
+    const Scenario base = load_scenario_file(kExample, lo);
+    c.recompute = recompute_of(base);
+    const Scenario s = apply_candidate(base, c, 16);
+    EXPECT_EQ(s.model.recompute_granularity, base.model.recompute_granularity) << g;
+    const std::vector<std::string> o = changed_overrides(base, s);
+    EXPECT_TRUE(std::none_of(o.begin(), o.end(), [](const std::string& x) { return x.rfind("model.recompute", 0) == 0; }))
+        << g;
+  }
+  LoadOptions block;
+  block.overrides = {"model.recompute_granularity=full", "model.recompute_method=block", "model.recompute_num_layers=2"};
+  const Scenario base = load_scenario_file(kExample, block);
+  c.recompute = Recompute::Full;
+  const Scenario kept = apply_candidate(base, c, 16);
+  EXPECT_EQ(kept.model.recompute_method, RecomputeMethod::Block);
+  EXPECT_EQ(kept.model.recompute_num_layers, 2);
+  // A different class is the search's own choice.
+  c.recompute = Recompute::Selective;
+  EXPECT_EQ(apply_candidate(base, c, 16).model.recompute_granularity, RecomputeGranularity::Selective);
 }
 
 TEST(PlanIo, MemoryFixesNameTheSmallestChangeThatFits) {
