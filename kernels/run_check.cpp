@@ -32,9 +32,9 @@ void require_real_data_size(const Scenario& s, bool check, bool bf16_tiles) {
     if (dim != 64 && dim != 128)
       throw std::runtime_error("--check on GPUs runs the CUDA attention kernels, which take model.kv_channels 64 or "
                                "128, not " + std::to_string(dim) + " (override model.kv_channels=64)");
-    if (s.model.dsa.enabled || (s.hyperparallel_cp() && s.hyperparallel.style == HpStyle::DSA))
+    if (s.model.dsa.enabled || (s.hyperparallel_cp() && s.hyperparallel.dsa()))
       throw std::runtime_error("--check on GPUs: the CUDA kernels have no DSA sparse mask (model.dsa, "
-                               "hyperparallel.style dsa); `run --device cpu --check` checks DSA schedules");
+                               "hyperparallel.style DSA or AsyncDSA); `run --device cpu --check` checks DSA schedules");
   }
   const double macs = static_cast<double>(seq) * static_cast<double>(seq) * static_cast<double>(heads) *
                       static_cast<double>(dim) * static_cast<double>(mbs);

@@ -197,6 +197,16 @@ TEST(RunCheck, SizeLimitsNameTheFieldAndTheLimit) {
   const std::string values = message(small({"model.seq_length=32768", "model.kv_channels=64"}), false, false);
   EXPECT_NE(values.find("2^24"), std::string::npos) << values;
   EXPECT_NE(values.find("model.seq_length (32768)"), std::string::npos) << values;
+  // The CUDA kernels have no DSA sparse mask: both HyperParallel DSA styles are refused on GPUs,
+  // not on the CPU stand-in.
+  for (const HpStyle style : {HpStyle::DSA, HpStyle::AsyncDSA}) {
+    Scenario dsa = small({"model.kv_channels=64"});
+    dsa.hyperparallel.enabled = true;
+    dsa.hyperparallel.style = style;
+    const std::string refused = message(dsa, true, true);
+    EXPECT_NE(refused.find("no DSA sparse mask"), std::string::npos) << to_string(style) << ": " << refused;
+    EXPECT_EQ(message(dsa, true, false), "") << to_string(style);
+  }
 }
 
 TEST(RunCheck, ReportTextAndJson) {
