@@ -25,6 +25,7 @@ Measurement measure(const Scenario& s, const GraphRunner& runner, const MeasureO
   o.num_layers = s.model.num_layers;
   o.wall_s = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
   m.report = compute_report(m.trace, o);
+  m.report.measured = true;
   return m;
 }
 

@@ -56,6 +56,7 @@ struct FoldSummary {
 
 struct Report {
   std::string scenario, backend;
+  bool measured = false;                // a measured run (app::measure): its times are measured, not simulated
   std::string configuration;            // the resolved configuration (simulate_scenario fills it)
   std::vector<std::string> overrides;   // the overrides applied (simulate_scenario fills it)
   int world_size = 0, gpus_per_node = 0;   // of the simulated graph

@@ -81,7 +81,7 @@ std::string report_to_text(const Report& r, const ReportOptions& options) {
     if (r.has_backward) row(os, "whole layer backward", ms(r.layer_backward_s), "ms");
   }
   os << "\nWhole run\n";
-  row(os, "simulated time (makespan)", ms(r.makespan_s), "ms");
+  row(os, r.measured ? "measured time (makespan)" : "simulated time (makespan)", ms(r.makespan_s), "ms");
   row(os, "one micro-batch through num_layers layers", ms(r.step_s), "ms");
   row(os, "communication hidden by compute", fmt("%.1f", 100.0 * r.overlap_fraction), "%");
   row(os, "bytes on intra-node links", mib(r.bytes_intra_node), "MiB");

@@ -6,6 +6,7 @@
 #include <fstream>
 
 #include "engine/app/backend_catalog.h"
+#include "engine/app/measure.h"
 #include "engine/app/prediction.h"
 #include "engine/app/scenario_input.h"
 
@@ -73,6 +74,24 @@ TEST(Prediction, EveryDistinctLayerKindIsSimulatedAndTheReportRecordsTheRun) {
   EXPECT_EQ(a.report.layers_simulated, 1);
   EXPECT_FALSE(a.report.whole_layer);
   EXPECT_THROW(app::predict(loaded.scenario, "reference"), std::invalid_argument);   // does not predict time
+}
+
+// A measured run reports through the same Report, and its text says the times were measured.
+TEST(Measurement, TheReportSaysItsTimesAreMeasured) {
+  auto loaded = app::load_scenario({.file = kScenario, .overrides = {"model.seq_length=16384"}, .backend = "analytic", .check_backend = true});
+  ASSERT_TRUE(loaded.usable());
+  const SimulationResult predicted = app::predict(loaded.scenario, "analytic");
+  EXPECT_FALSE(predicted.report.measured);
+  EXPECT_NE(report_to_text(predicted.report).find("simulated time (makespan)"), std::string::npos);
+  // A runner that hands back a trace stands in for a device.
+  const app::Measurement m = app::measure(loaded.scenario, [&](const TaskGraph&, const RankLayout&) {
+    return std::optional<Trace>(predicted.trace);
+  });
+  ASSERT_TRUE(m.reporting_rank);
+  EXPECT_TRUE(m.report.measured);
+  const std::string text = report_to_text(m.report);
+  EXPECT_NE(text.find("measured time (makespan)"), std::string::npos) << text;
+  EXPECT_EQ(text.find("simulated time"), std::string::npos) << text;
 }
 
 }  // namespace
