@@ -33,6 +33,46 @@ struct CalibrateArgs {
   std::string kernel_rules;
 };
 
+// The flags that do something else than measure the tables; with --from-trace, at most one is given.
+struct ModeFlag {
+  const char* name;
+  bool CalibrateArgs::*set;
+  bool needs_file;   // works on the scenario's shapes
+  const char* help;
+};
+const ModeFlag kModeFlags[] = {
+    {"--grid", &CalibrateArgs::grid, true,
+     "Held out: the standard grid only, without the scenario's attention shapes or grid points of their "
+     "size (needs FILE), so that predicting the scenario with it is not fitted to the scenario"},
+    {"--interference", &CalibrateArgs::interference, false,
+     "Instead of the tables: attention alone and beside a bandwidth-bound copy holding 8/16/32 SMs on a "
+     "second stream, against the model's comm_compute_interference (CSV)"},
+    {"--devices", &CalibrateArgs::devices, false,
+     "Instead of measuring: the CUDA runtime, driver, GPUs (name, SMs) and NCCL library found; exit 1 "
+     "without a GPU"},
+    {"--model-table", &CalibrateArgs::model_table, true,
+     "Instead of measuring (no GPU needed): the cost model's time for every distinct attention shape of "
+     "FILE's graph and its layer GEMMs (bf16, FP8), as CSV for bench/gpu/torch_tables.py"},
+};
+
+// "" when the mode flags given go together (and with FILE), else the error.
+std::string mode_flags_error(const CalibrateArgs& a, bool have_file) {
+  int modes = a.from_trace.empty() ? 0 : 1;
+  std::string names;
+  const ModeFlag* needs_file = nullptr;
+  for (const ModeFlag& m : kModeFlags) {
+    names += std::string(m.name) + ", ";
+    if (!(a.*m.set)) continue;
+    ++modes;
+    if (m.needs_file && !have_file) needs_file = &m;
+  }
+  if (modes > 1)
+    return names.substr(0, names.size() - 2) + " and --from-trace are separate modes; give at most one";
+  if (needs_file != nullptr)
+    return std::string(needs_file->name) + " needs a scenario FILE (its shapes are what it holds out / tabulates)";
+  return "";
+}
+
 #ifdef HCPSIM_HAVE_CUDA
 int run_measurements(const CalibrateArgs& a, const Scenario* scenario) {
   try {
@@ -80,18 +120,7 @@ void add_calibrate_command(CLI::App& app, CliContext& ctx) {
                    "and its attention shapes are measured too");
   cmd->add_option("--out,-o", args->out, "Write the calibration YAML here (default: print it)");
   cmd->add_flag("--quick", args->quick, "Fewer shapes and message sizes");
-  cmd->add_flag("--grid", args->grid,
-                "Held out: the standard grid only, without the scenario's attention shapes or grid points of their "
-                "size (needs FILE), so that predicting the scenario with it is not fitted to the scenario");
-  cmd->add_flag("--interference", args->interference,
-                "Instead of the tables: attention alone and beside a bandwidth-bound copy holding 8/16/32 SMs on a "
-                "second stream, against the model's comm_compute_interference (CSV)");
-  cmd->add_flag("--devices", args->devices,
-                "Instead of measuring: the CUDA runtime, driver, GPUs (name, SMs) and NCCL library found; exit 1 "
-                "without a GPU");
-  cmd->add_flag("--model-table", args->model_table,
-                "Instead of measuring (no GPU needed): the cost model's time for every distinct attention shape of "
-                "FILE's graph and its layer GEMMs (bf16, FP8), as CSV for bench/gpu/torch_tables.py");
+  for (const ModeFlag& m : kModeFlags) cmd->add_flag(m.name, (*args).*m.set, m.help);
   cmd->add_option("--iterations", args->iterations, "Timed runs per point (median)")
       ->check(CLI::Range(1, 1000))
       ->capture_default_str();
@@ -125,21 +154,13 @@ void add_calibrate_command(CLI::App& app, CliContext& ctx) {
       ctx.exit_code = 2;
       return;
     }
-    const int modes = args->grid + args->interference + args->devices + args->model_table + !args->from_trace.empty();
-    if (modes > 1) {
-      std::cerr << "hcpsim calibrate: error: --grid, --interference, --devices, --model-table and --from-trace are "
-                   "separate modes; give at most one\n";
+    if (const std::string error = mode_flags_error(*args, !file.empty()); !error.empty()) {
+      std::cerr << "hcpsim calibrate: error: " << error << '\n';
       ctx.exit_code = 2;
       return;
     }
     if (!args->from_trace.empty()) {
       ctx.exit_code = calibrate_from_trace({args->from_trace, args->kernel_rules, file, overrides, args->out});
-      return;
-    }
-    if ((args->grid || args->model_table) && file.empty()) {
-      std::cerr << "hcpsim calibrate: error: " << (args->grid ? "--grid" : "--model-table")
-                << " needs a scenario FILE (its shapes are what it holds out / tabulates)\n";
-      ctx.exit_code = 2;
       return;
     }
     std::optional<Scenario> scenario;

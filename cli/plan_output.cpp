@@ -167,12 +167,7 @@ void print_plan_json(const Scenario& base, const planning::PlanOutcome& out, con
 
 bool emit_plan(const Scenario& base, const planning::PlanOutcome& out, const PlanPrint& p, const std::string& dir) {
   using namespace planning;
-  std::error_code ec;
-  std::filesystem::create_directories(dir, ec);
-  if (ec) {
-    std::cerr << "hcpsim plan: --emit " << dir << ": " << ec.message() << '\n';
-    return false;
-  }
+  if (!make_emit_dir(dir, "plan")) return false;
   int k = 0;
   for (const PlanEntry& e : out.best) {
     const std::string stem = (std::filesystem::path(dir) / ("plan-" + std::to_string(++k))).string();
@@ -194,6 +189,13 @@ bool emit_plan(const Scenario& base, const planning::PlanOutcome& out, const Pla
   }
   std::fprintf(stderr, "plan: wrote %d layouts to %s (plan-K.yaml, .overrides, .megatron.sh, .bridge; .warnings where those cannot say everything)\n", k, dir.c_str());
   return true;
+}
+
+bool make_emit_dir(const std::string& dir, const std::string& command) {
+  std::error_code ec;
+  std::filesystem::create_directories(dir, ec);
+  if (ec) std::cerr << "hcpsim " << command << ": --emit " << dir << ": " << ec.message() << '\n';
+  return !ec;
 }
 
 bool write_layout_files(const std::string& stem, const std::string& yaml, const std::vector<std::string>& overrides,

@@ -23,6 +23,9 @@ void print_plan_json(const Scenario& base, const planning::PlanOutcome& out, con
 // DIR/plan-K.yaml, .overrides, .megatron.sh, .bridge for each listed layout; false (with the reason on
 // stderr) when a file cannot be written.
 bool emit_plan(const Scenario& base, const planning::PlanOutcome& out, const PlanPrint& p, const std::string& dir);
+// Creates the --emit folder `dir` (and its parents); false, with the reason on stderr under the
+// command's name ("plan", "sweep"), when it cannot.
+bool make_emit_dir(const std::string& dir, const std::string& command);
 // STEM.yaml (`yaml`), STEM.overrides, STEM.megatron.sh (headed by `what` and the warnings), STEM.bridge
 // and, when emit_warnings(s) says something, STEM.warnings, for the layout `s` given by `overrides`
 // on its base file; every warning also on stderr, prefixed with `who`. False (with the reason on

@@ -60,12 +60,7 @@ void write_sweep_json(std::ostream& os, const std::vector<planning::PointResult>
 
 bool emit_sweep(const std::vector<planning::PointResult>& rs, const SweepRows& rows, const std::string& dir) {
   using namespace planning;
-  std::error_code ec;
-  std::filesystem::create_directories(dir, ec);
-  if (ec) {
-    std::cerr << "hcpsim sweep: --emit " << dir << ": " << ec.message() << '\n';
-    return false;
-  }
+  if (!make_emit_dir(dir, "sweep")) return false;
   int written = 0;
   for (const PointResult& r : rs) {
     const SweepPoint* p = point_of(r, rows);

@@ -109,6 +109,43 @@ __device__ __forceinline__ void load_query_tile(const BwdParams& p, const BwdSha
   __syncthreads();
 }
 
+// One operand of the backward's products in shared memory: row-major, leading dimension `ld`.
+struct SmemOperand {
+  const bf16* s;
+  int ld;
+};
+
+// Two products over the same K, both operand pairs loaded per 16-deep step: c1 += A1 B1 and
+// c2 += A2 B2 for the 16 rows at r0 and N columns, two 16x8 blocks at a time. kTransposed = false:
+// A row-major [row][k], B = M^T with M [n][k] (S = Q K^T); true: A = M^T with M [k][row], B
+// row-major [k][n] (dV = P^T dO).
+template <int K, int N, bool kLdm, bool kTransposed>
+__device__ __forceinline__ void two_products(float (&c1)[N / 8][4], float (&c2)[N / 8][4], SmemOperand a1,
+                                             SmemOperand a2, SmemOperand b1, SmemOperand b2, int r0, int lane) {
+  const auto load_a = [lane, r0](std::uint32_t(&a)[4], SmemOperand m, int k0) {
+    if constexpr (kTransposed) detail::frag_a_cr<kLdm>(a, m.s, m.ld, r0, k0, lane);
+    else detail::frag_a_rc<kLdm>(a, m.s, m.ld, r0, k0, lane);
+  };
+  const auto load_b = [lane](std::uint32_t(&b)[4], SmemOperand m, int k0, int n0) {
+    if constexpr (kTransposed) detail::frag_b_kn<kLdm>(b, m.s, m.ld, k0, n0, lane);
+    else detail::frag_b_nk<kLdm>(b, m.s, m.ld, k0, n0, lane);
+  };
+#pragma unroll
+  for (int kk = 0; kk < K / 16; ++kk) {
+    std::uint32_t fa1[4], fa2[4];
+    load_a(fa1, a1, kk * 16);
+    load_a(fa2, a2, kk * 16);
+#pragma unroll
+    for (int n = 0; n < N / 8; n += 2) {
+      std::uint32_t fb1[4], fb2[4];
+      load_b(fb1, b1, kk * 16, n * 8);
+      load_b(fb2, b2, kk * 16, n * 8);
+      detail::mma_bf16_x2(c1[n], c1[n + 1], fa1, fb1);
+      detail::mma_bf16_x2(c2[n], c2[n + 1], fa2, fb2);
+    }
+  }
+}
+
 // S = Q K^T and dP = dO V^T for query rows [qr, qr+16) x kBc keys.
 template <int D, bool kLdm>
 __device__ __forceinline__ void scores_and_dp(float (&s)[kBc / 8][4], float (&dp)[kBc / 8][4], const BwdShared<D>& sm,
@@ -119,20 +156,8 @@ __device__ __forceinline__ void scores_and_dp(float (&s)[kBc / 8][4], float (&dp
 #pragma unroll
     for (int e = 0; e < 4; ++e) s[n][e] = dp[n][e] = 0.f;
   }
-#pragma unroll
-  for (int kk = 0; kk < D / 16; ++kk) {
-    std::uint32_t aq[4], ado[4];
-    detail::frag_a_rc<kLdm>(aq, sm.qs, kLd, qr, kk * 16, lane);
-    detail::frag_a_rc<kLdm>(ado, sm.dos, kLd, qr, kk * 16, lane);
-#pragma unroll
-    for (int n = 0; n < kBc / 8; n += 2) {
-      std::uint32_t bk[4], bv[4];   // (d, key) = K[key][d], V[key][d]
-      detail::frag_b_nk<kLdm>(bk, sm.ks, kLd, kk * 16, n * 8, lane);
-      detail::frag_b_nk<kLdm>(bv, sm.vs, kLd, kk * 16, n * 8, lane);
-      detail::mma_bf16_x2(s[n], s[n + 1], aq, bk);
-      detail::mma_bf16_x2(dp[n], dp[n + 1], ado, bv);
-    }
-  }
+  // (d, key) = K[key][d], V[key][d]
+  two_products<D, kBc, kLdm, false>(s, dp, {sm.qs, kLd}, {sm.dos, kLd}, {sm.ks, kLd}, {sm.vs, kLd}, qr, lane);
 }
 
 // P = exp2(scale S - lse) (0 where masked) and dS = P (dP - delta) of the warp's rows, to shared
@@ -158,25 +183,14 @@ __device__ __forceinline__ void store_p_ds(const BwdParams& p, const BwdShared<D
   }
 }
 
-// dV += P^T dO and dK += dS^T Q for keys [kr, kr+16).
+// dV += P^T dO and dK += dS^T Q for keys [kr, kr+16): (key, q) = P[q][key], dS[q][key]; (q, d) =
+// dO[q][d], Q[q][d].
 template <int D, bool kLdm>
 __device__ __forceinline__ void accumulate_dv_dk(float (&dv_acc)[D / 8][4], float (&dk_acc)[D / 8][4],
                                                  const BwdShared<D>& sm, int kr, int lane) {
   constexpr int kLd = BwdShared<D>::kLd;
-#pragma unroll
-  for (int kk = 0; kk < kBr / 16; ++kk) {
-    std::uint32_t ap[4], ads[4];
-    detail::frag_a_cr<kLdm>(ap, sm.ps, kLdP, kr, kk * 16, lane);    // (key, q) = P[q][key]
-    detail::frag_a_cr<kLdm>(ads, sm.dss, kLdP, kr, kk * 16, lane);
-#pragma unroll
-    for (int n = 0; n < D / 8; n += 2) {
-      std::uint32_t bdo[4], bq[4];   // (q, d) = dO[q][d], Q[q][d]
-      detail::frag_b_kn<kLdm>(bdo, sm.dos, kLd, kk * 16, n * 8, lane);
-      detail::frag_b_kn<kLdm>(bq, sm.qs, kLd, kk * 16, n * 8, lane);
-      detail::mma_bf16_x2(dv_acc[n], dv_acc[n + 1], ap, bdo);
-      detail::mma_bf16_x2(dk_acc[n], dk_acc[n + 1], ads, bq);
-    }
-  }
+  two_products<kBr, D, kLdm, true>(dv_acc, dk_acc, {sm.ps, kLdP}, {sm.dss, kLdP}, {sm.dos, kLd}, {sm.qs, kLd}, kr,
+                                   lane);
 }
 
 // dQ[rows qr..qr+16] += scale * dS K, two 16x8 blocks at a time, into the fp32 workspace.

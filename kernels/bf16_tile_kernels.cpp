@@ -96,7 +96,7 @@ void Bf16TileKernels::forward(const Tensor<double>& q, const Tensor<double>& k, 
   const auto vb = pack_bf16_rows(v, t.kv_off, t.kv_len, v_col0, d_v);
   std::vector<std::uint16_t> ob(count(d.batch, d.q_len, d.heads, d.head_dim));
   std::vector<float> lb(count(d.batch, d.heads, d.q_len, 1));
-  device_.forward(d, qb.data(), kb.data(), vb.data(), ob.data(), lb.data());
+  device_.forward(d, {.q = qb.data(), .k = kb.data(), .v = vb.data()}, ob.data(), lb.data());
   unpack_bf16_rows(ob, out, t.q_off, t.q_len, 0, d_v);
   for (int b = 0; b < d.batch; ++b)
     for (int h = 0; h < d.heads; ++h)
@@ -126,8 +126,8 @@ void Bf16TileKernels::backward(const Tensor<double>& q, const Tensor<double>& k,
         lb[count(b * d.heads + h, d.q_len, 1, 1) + static_cast<std::size_t>(i)] =
             static_cast<float>(lse.at(b, t.q_off + i, h, 0));
   std::vector<std::uint16_t> dqb(qb.size()), dkb(kb.size()), dvb(vb.size());
-  device_.backward(d, qb.data(), kb.data(), vb.data(), ob.data(), dob.data(), lb.data(), dqb.data(), dkb.data(),
-                   dvb.data());
+  device_.backward(d, {qb.data(), kb.data(), vb.data(), ob.data(), dob.data(), lb.data()},
+                   {dqb.data(), dkb.data(), dvb.data()});
   unpack_bf16_rows(dqb, dq, t.q_off, t.q_len, 0, q.D);
   unpack_bf16_rows(dkb, dk, t.kv_off, t.kv_len, 0, q.D);
   unpack_bf16_rows(dvb, dv, t.kv_off, t.kv_len, 0, d_v);

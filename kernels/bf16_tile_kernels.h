@@ -27,15 +27,23 @@ struct Bf16Tile {
 // [batch][kv_len][kv_heads][head_dim]; lse fp32 [batch][heads][q_len] (natural log, -inf for a row
 // that sees no key). Softmax scale 1/sqrt(head_dim); GQA: query head h reads KV head
 // h / (heads / kv_heads).
+// A tile's inputs: q, k, v for the forward; the backward also reads o, dout and lse.
+struct Bf16TileIn {
+  const std::uint16_t *q = nullptr, *k = nullptr, *v = nullptr;
+  const std::uint16_t *o = nullptr, *dout = nullptr;
+  const float* lse = nullptr;
+};
+// The backward's outputs.
+struct Bf16TileGrads {
+  std::uint16_t *dq = nullptr, *dk = nullptr, *dv = nullptr;
+};
+
 class Bf16TileDevice {
  public:
   virtual ~Bf16TileDevice() = default;
   virtual const char* name() const = 0;
-  virtual void forward(const Bf16Tile& t, const std::uint16_t* q, const std::uint16_t* k, const std::uint16_t* v,
-                       std::uint16_t* o, float* lse) = 0;
-  virtual void backward(const Bf16Tile& t, const std::uint16_t* q, const std::uint16_t* k, const std::uint16_t* v,
-                        const std::uint16_t* o, const std::uint16_t* dout, const float* lse, std::uint16_t* dq,
-                        std::uint16_t* dk, std::uint16_t* dv) = 0;
+  virtual void forward(const Bf16Tile& t, const Bf16TileIn& in, std::uint16_t* o, float* lse) = 0;
+  virtual void backward(const Bf16Tile& t, const Bf16TileIn& in, const Bf16TileGrads& out) = 0;
 };
 
 // Rows [row0, row0 + rows) and columns [col0, col0 + cols) of every (batch, head) of x, as dense bf16.

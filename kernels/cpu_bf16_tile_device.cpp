@@ -28,11 +28,10 @@ void pack_into(const Tensor<double>& t, std::uint16_t* p) {
 
 }  // namespace
 
-void CpuBf16TileDevice::forward(const Bf16Tile& t, const std::uint16_t* q, const std::uint16_t* k,
-                                const std::uint16_t* v, std::uint16_t* o, float* lse) {
-  const Tensor<double> qt = unpacked(q, t.batch, t.q_len, t.heads, t.head_dim);
-  const Tensor<double> kt = unpacked(k, t.batch, t.kv_len, t.kv_heads, t.head_dim);
-  const Tensor<double> vt = unpacked(v, t.batch, t.kv_len, t.kv_heads, t.head_dim);
+void CpuBf16TileDevice::forward(const Bf16Tile& t, const Bf16TileIn& in, std::uint16_t* o, float* lse) {
+  const Tensor<double> qt = unpacked(in.q, t.batch, t.q_len, t.heads, t.head_dim);
+  const Tensor<double> kt = unpacked(in.k, t.batch, t.kv_len, t.kv_heads, t.head_dim);
+  const Tensor<double> vt = unpacked(in.v, t.batch, t.kv_len, t.kv_heads, t.head_dim);
   Tensor<double> ot, lt;
   reference::attention_forward(qt, kt, vt, 0, t.head_dim, Tile{0, t.q_len, 0, t.kv_len, t.causal}, ot, lt);
   pack_into(ot, o);
@@ -42,25 +41,23 @@ void CpuBf16TileDevice::forward(const Bf16Tile& t, const std::uint16_t* q, const
         lse[count(b * t.heads + h, t.q_len, 1, 1) + static_cast<std::size_t>(i)] = static_cast<float>(lt.at(b, i, h, 0));
 }
 
-void CpuBf16TileDevice::backward(const Bf16Tile& t, const std::uint16_t* q, const std::uint16_t* k,
-                                 const std::uint16_t* v, const std::uint16_t* o, const std::uint16_t* dout,
-                                 const float* lse, std::uint16_t* dq, std::uint16_t* dk, std::uint16_t* dv) {
-  const Tensor<double> qt = unpacked(q, t.batch, t.q_len, t.heads, t.head_dim);
-  const Tensor<double> kt = unpacked(k, t.batch, t.kv_len, t.kv_heads, t.head_dim);
-  const Tensor<double> vt = unpacked(v, t.batch, t.kv_len, t.kv_heads, t.head_dim);
-  const Tensor<double> ot = unpacked(o, t.batch, t.q_len, t.heads, t.head_dim);
-  const Tensor<double> dot = unpacked(dout, t.batch, t.q_len, t.heads, t.head_dim);
+void CpuBf16TileDevice::backward(const Bf16Tile& t, const Bf16TileIn& in, const Bf16TileGrads& out) {
+  const Tensor<double> qt = unpacked(in.q, t.batch, t.q_len, t.heads, t.head_dim);
+  const Tensor<double> kt = unpacked(in.k, t.batch, t.kv_len, t.kv_heads, t.head_dim);
+  const Tensor<double> vt = unpacked(in.v, t.batch, t.kv_len, t.kv_heads, t.head_dim);
+  const Tensor<double> ot = unpacked(in.o, t.batch, t.q_len, t.heads, t.head_dim);
+  const Tensor<double> dot = unpacked(in.dout, t.batch, t.q_len, t.heads, t.head_dim);
   Tensor<double> lt(t.batch, t.q_len, t.heads, 1);
   for (int b = 0; b < t.batch; ++b)
     for (int h = 0; h < t.heads; ++h)
       for (int i = 0; i < t.q_len; ++i)
-        lt.at(b, i, h, 0) = lse[count(b * t.heads + h, t.q_len, 1, 1) + static_cast<std::size_t>(i)];
+        lt.at(b, i, h, 0) = in.lse[count(b * t.heads + h, t.q_len, 1, 1) + static_cast<std::size_t>(i)];
   Tensor<double> dqt, dkt, dvt;
   reference::attention_backward(qt, kt, vt, 0, t.head_dim, ot, dot, lt, Tile{0, t.q_len, 0, t.kv_len, t.causal}, dqt,
                                 dkt, dvt);
-  pack_into(dqt, dq);
-  pack_into(dkt, dk);
-  pack_into(dvt, dv);
+  pack_into(dqt, out.dq);
+  pack_into(dkt, out.dk);
+  pack_into(dvt, out.dv);
 }
 
 }  // namespace hcpsim::kernels

@@ -52,17 +52,16 @@ CudaTileDevice::~CudaTileDevice() {
   if (stream_) cudaStreamDestroy(stream_);
 }
 
-void CudaTileDevice::forward(const Bf16Tile& t, const std::uint16_t* q, const std::uint16_t* k,
-                             const std::uint16_t* v, std::uint16_t* o, float* lse) {
+void CudaTileDevice::forward(const Bf16Tile& t, const Bf16TileIn& in, std::uint16_t* o, float* lse) {
   std::lock_guard<std::mutex> lock(m_);
   const AttentionDims d = dims_of(t);
   const std::size_t nq = elems(t.batch, t.q_len, t.heads, t.head_dim) * 2;
   const std::size_t nk = elems(t.batch, t.kv_len, t.kv_heads, t.head_dim) * 2;
   const std::size_t nl = elems(t.batch, t.heads, t.q_len, 1) * sizeof(float);
   Buffer dq(nq), dk(nk), dv(nk), dout(nq), dl(nl);
-  upload(dq, q, nq, stream_);
-  upload(dk, k, nk, stream_);
-  upload(dv, v, nk, stream_);
+  upload(dq, in.q, nq, stream_);
+  upload(dk, in.k, nk, stream_);
+  upload(dv, in.v, nk, stream_);
   attention_forward(d, dense_view(dq.p, t.q_len, t.heads, t.head_dim), dense_view(dk.p, t.kv_len, t.kv_heads, t.head_dim),
                     dense_view(dv.p, t.kv_len, t.kv_heads, t.head_dim), dense_view(dout.p, t.q_len, t.heads, t.head_dim),
                     static_cast<float*>(dl.p), stream_);
@@ -71,9 +70,7 @@ void CudaTileDevice::forward(const Bf16Tile& t, const std::uint16_t* q, const st
   check_cuda(cudaStreamSynchronize(stream_), "check tile: attention_forward");
 }
 
-void CudaTileDevice::backward(const Bf16Tile& t, const std::uint16_t* q, const std::uint16_t* k,
-                              const std::uint16_t* v, const std::uint16_t* o, const std::uint16_t* dout,
-                              const float* lse, std::uint16_t* dq, std::uint16_t* dk, std::uint16_t* dv) {
+void CudaTileDevice::backward(const Bf16Tile& t, const Bf16TileIn& in, const Bf16TileGrads& out) {
   std::lock_guard<std::mutex> lock(m_);
   const AttentionDims d = dims_of(t);
   const std::size_t nq = elems(t.batch, t.q_len, t.heads, t.head_dim) * 2;
@@ -81,19 +78,19 @@ void CudaTileDevice::backward(const Bf16Tile& t, const std::uint16_t* q, const s
   const std::size_t nl = elems(t.batch, t.heads, t.q_len, 1) * sizeof(float);
   Buffer bq(nq), bk(nk), bv(nk), bo(nq), bdo(nq), bl(nl), bdq(nq), bdk(nk), bdv(nk),
       ws(attention_backward_workspace_bytes(d));
-  upload(bq, q, nq, stream_);
-  upload(bk, k, nk, stream_);
-  upload(bv, v, nk, stream_);
-  upload(bo, o, nq, stream_);
-  upload(bdo, dout, nq, stream_);
-  upload(bl, lse, nl, stream_);
+  upload(bq, in.q, nq, stream_);
+  upload(bk, in.k, nk, stream_);
+  upload(bv, in.v, nk, stream_);
+  upload(bo, in.o, nq, stream_);
+  upload(bdo, in.dout, nq, stream_);
+  upload(bl, in.lse, nl, stream_);
   auto qv = [&](Buffer& b) { return dense_view(b.p, t.q_len, t.heads, t.head_dim); };
   auto kv = [&](Buffer& b) { return dense_view(b.p, t.kv_len, t.kv_heads, t.head_dim); };
   attention_backward(d, qv(bq), kv(bk), kv(bv), qv(bo), qv(bdo), static_cast<const float*>(bl.p), qv(bdq), kv(bdk),
                      kv(bdv), ws.p, stream_);
-  download(dq, bdq, nq, stream_);
-  download(dk, bdk, nk, stream_);
-  download(dv, bdv, nk, stream_);
+  download(out.dq, bdq, nq, stream_);
+  download(out.dk, bdk, nk, stream_);
+  download(out.dv, bdv, nk, stream_);
   check_cuda(cudaStreamSynchronize(stream_), "check tile: attention_backward");
 }
 

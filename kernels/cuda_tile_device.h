@@ -20,11 +20,8 @@ class CudaTileDevice final : public Bf16TileDevice {
   CudaTileDevice& operator=(const CudaTileDevice&) = delete;
 
   const char* name() const override { return "cuda bf16"; }
-  void forward(const Bf16Tile& t, const std::uint16_t* q, const std::uint16_t* k, const std::uint16_t* v,
-               std::uint16_t* o, float* lse) override;
-  void backward(const Bf16Tile& t, const std::uint16_t* q, const std::uint16_t* k, const std::uint16_t* v,
-                const std::uint16_t* o, const std::uint16_t* dout, const float* lse, std::uint16_t* dq,
-                std::uint16_t* dk, std::uint16_t* dv) override;
+  void forward(const Bf16Tile& t, const Bf16TileIn& in, std::uint16_t* o, float* lse) override;
+  void backward(const Bf16Tile& t, const Bf16TileIn& in, const Bf16TileGrads& out) override;
 
  private:
   std::mutex m_;

@@ -21,9 +21,6 @@ class MpiComm : public RankComm {
  public:
   MpiComm();   // needs init_mpi()
   ~MpiComm() override;
-  MpiComm(const MpiComm&) = delete;
-  MpiComm& operator=(const MpiComm&) = delete;
-
   int rank() const override;
   int size() const override;
   void open_groups(const RankLayout& layout, const std::vector<GroupKind>& kinds) override;

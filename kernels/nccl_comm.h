@@ -17,9 +17,6 @@ class NcclComm : public RankComm {
   // NCCL call (setup included).
   explicit NcclComm(double timeout_s);
   ~NcclComm() override;
-  NcclComm(const NcclComm&) = delete;
-  NcclComm& operator=(const NcclComm&) = delete;
-
   int rank() const override;
   int size() const override;
   void open_groups(const RankLayout& layout, const std::vector<GroupKind>& kinds) override;

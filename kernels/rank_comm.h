@@ -60,7 +60,11 @@ using CommTicket = std::uint32_t;
 
 class RankComm {
  public:
+  RankComm() = default;
   virtual ~RankComm() = default;
+  // A communicator owns the process's handles (MPI communicators, NCCL communicators): never copied.
+  RankComm(const RankComm&) = delete;
+  RankComm& operator=(const RankComm&) = delete;
   virtual int rank() const = 0;
   virtual int size() const = 0;
   // Creates this rank's communicator of each kind (members in group order, so that a member's

@@ -7,6 +7,8 @@
 #include <stdexcept>
 #include <thread>
 
+#include "engine/memory/memory_items.h"
+
 namespace hcpsim::planning {
 namespace {
 
@@ -34,15 +36,13 @@ std::string without_numbers(const std::string& m) {
 
 // "activations dominate" style class of an out-of-memory configuration.
 std::string largest_memory_item(const MemoryEstimate& m) {
-  const std::pair<const char*, double> items[] = {
-      {"weights", m.weights_bytes},         {"gradients", m.gradients_bytes},
-      {"optimizer states", m.optimizer_bytes}, {"activations", m.activations_bytes},
-      {"logits", m.logits_bytes},           {"kv cache", m.kv_cache_bytes},
-      {"cp buffers", m.cp_buffers_bytes}};
-  const auto* best = &items[0];
-  for (const auto& it : items)
-    if (it.second > best->second) best = &it;
-  return std::string("largest item: ") + best->first;
+  const std::vector<MemoryItem> items = memory_items(m);
+  const MemoryItem* best = nullptr;
+  for (const MemoryItem& it : items)
+    if (!it.fixed_overhead && (best == nullptr || it.bytes > best->bytes)) best = &it;
+  std::string name = best->name;
+  std::replace(name.begin(), name.end(), '_', ' ');   // "optimizer states"
+  return "largest item: " + name;
 }
 
 enum class Kind { Kept, Invalid, OutOfMemory };

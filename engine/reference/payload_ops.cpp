@@ -75,6 +75,17 @@ void attention_op(const TaskPayload& p, In& in, Put& put, TileKernels* tiles) {
   }
 }
 
+enum class Join { Columns, Tokens };
+
+// x and y joined along columns (Concat) or tokens (TokenConcat); every other dimension must agree.
+template <typename T>
+Tensor<T> checked_concat(const TaskGraph& g, TaskId t, const Tensor<T>& x, const Tensor<T>& y, Join along) {
+  const bool columns = along == Join::Columns;
+  const bool other_dims_agree = x.B == y.B && x.H == y.H && (columns ? x.L == y.L : x.D == y.D);
+  if (!other_dims_agree) fail(g, t, columns ? "concat of different shapes" : "token concat of different shapes");
+  return columns ? concat_columns(x, y) : token_concat(x, y);
+}
+
 template <typename T>
 void compute_op(const TaskGraph& g, TaskId t, const TaskPayload& p, BufferAccess<T>& buf, TileKernels* tiles) {
   const int r = g.task(t).rank;
@@ -82,13 +93,7 @@ void compute_op(const TaskGraph& g, TaskId t, const TaskPayload& p, BufferAccess
   auto put = [&](std::size_t i, Tensor<T>&& v) { buf.put(r, p.out.at(i), std::move(v), t); };
   const auto& a = p.args;
   switch (p.op) {
-    case PayloadOp::Concat: {
-      const Tensor<T>& x = in(0);
-      const Tensor<T>& y = in(1);
-      if (x.B != y.B || x.L != y.L || x.H != y.H) fail(g, t, "concat of different shapes");
-      put(0, concat_columns(x, y));
-      return;
-    }
+    case PayloadOp::Concat: put(0, checked_concat(g, t, in(0), in(1), Join::Columns)); return;
     case PayloadOp::Add: {
       if (!a.empty()) {   // sum (or copy) then split columns at a[0]
         Tensor<T> sum = in(0);
@@ -142,13 +147,7 @@ void compute_op(const TaskGraph& g, TaskId t, const TaskPayload& p, BufferAccess
       put(0, token_slice(in(0), off, len));
       return;
     }
-    case PayloadOp::TokenConcat: {
-      const Tensor<T>& x = in(0);
-      const Tensor<T>& y = in(1);
-      if (x.B != y.B || x.H != y.H || x.D != y.D) fail(g, t, "token concat of different shapes");
-      put(0, token_concat(x, y));
-      return;
-    }
+    case PayloadOp::TokenConcat: put(0, checked_concat(g, t, in(0), in(1), Join::Tokens)); return;
     case PayloadOp::IndexerTopK: {
       put(0, indexer_keep(in(0), in(1), in(2), a.at(0), a.at(1), a.at(2) != 0));
       return;

@@ -53,18 +53,17 @@ TEST(GpuCheck, CudaTilesAgreeWithTheCpuStandIn) {
     const auto dout = random_bits(nq, rng);
     std::vector<std::uint16_t> o_gpu(nq), o_cpu(nq);
     std::vector<float> l_gpu(nl), l_cpu(nl);
-    gpu.forward(t, q.data(), k.data(), v.data(), o_gpu.data(), l_gpu.data());
-    cpu.forward(t, q.data(), k.data(), v.data(), o_cpu.data(), l_cpu.data());
+    const kernels::Bf16TileIn in{q.data(), k.data(), v.data(), o_cpu.data(), dout.data(), l_cpu.data()};
+    gpu.forward(t, in, o_gpu.data(), l_gpu.data());
+    cpu.forward(t, in, o_cpu.data(), l_cpu.data());
     EXPECT_LT(rel(o_gpu, o_cpu), 2e-2) << t.q_len << "x" << t.kv_len << " d" << t.head_dim;
     for (std::size_t i = 0; i < nl; ++i) {
       if (std::isinf(l_cpu[i])) EXPECT_TRUE(std::isinf(l_gpu[i]) && l_gpu[i] < 0) << i;
       else EXPECT_NEAR(l_gpu[i], l_cpu[i], 2e-2) << i;
     }
     std::vector<std::uint16_t> dq_g(nq), dk_g(nk), dv_g(nk), dq_c(nq), dk_c(nk), dv_c(nk);
-    gpu.backward(t, q.data(), k.data(), v.data(), o_cpu.data(), dout.data(), l_cpu.data(), dq_g.data(), dk_g.data(),
-                 dv_g.data());
-    cpu.backward(t, q.data(), k.data(), v.data(), o_cpu.data(), dout.data(), l_cpu.data(), dq_c.data(), dk_c.data(),
-                 dv_c.data());
+    gpu.backward(t, in, {dq_g.data(), dk_g.data(), dv_g.data()});
+    cpu.backward(t, in, {dq_c.data(), dk_c.data(), dv_c.data()});
     EXPECT_LT(rel(dq_g, dq_c), 3e-2) << t.q_len << "x" << t.kv_len;
     EXPECT_LT(rel(dk_g, dk_c), 3e-2) << t.q_len << "x" << t.kv_len;
     EXPECT_LT(rel(dv_g, dv_c), 3e-2) << t.q_len << "x" << t.kv_len;

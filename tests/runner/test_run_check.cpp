@@ -126,16 +126,13 @@ TEST(Bf16Tiles, ForwardAndBackwardMatchTheReferenceKernels) {
 class NoMaskDevice final : public kernels::Bf16TileDevice {
  public:
   const char* name() const override { return "cpu bf16 without masks"; }
-  void forward(const Bf16Tile& t, const std::uint16_t* q, const std::uint16_t* k, const std::uint16_t* v,
-               std::uint16_t* o, float* lse) override {
+  void forward(const Bf16Tile& t, const kernels::Bf16TileIn& in, std::uint16_t* o, float* lse) override {
     Bf16Tile u = t;
     u.causal = false;
-    inner_.forward(u, q, k, v, o, lse);
+    inner_.forward(u, in, o, lse);
   }
-  void backward(const Bf16Tile& t, const std::uint16_t* q, const std::uint16_t* k, const std::uint16_t* v,
-                const std::uint16_t* o, const std::uint16_t* dout, const float* lse, std::uint16_t* dq,
-                std::uint16_t* dk, std::uint16_t* dv) override {
-    inner_.backward(t, q, k, v, o, dout, lse, dq, dk, dv);
+  void backward(const Bf16Tile& t, const kernels::Bf16TileIn& in, const kernels::Bf16TileGrads& out) override {
+    inner_.backward(t, in, out);
   }
 
  private:
