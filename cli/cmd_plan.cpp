@@ -19,6 +19,7 @@
 #include "engine/app/point_eval.h"
 #include "engine/planning/min_gpus.h"
 #include "engine/planning/planner.h"
+#include "engine/planning/planner_bound.h"
 #include "engine/scenario/loader.h"
 #include "engine/validate/validate.h"
 #include "engine/validate/validate_without_placement.h"
@@ -37,6 +38,7 @@ struct PlanArgs {
   int jobs = 1;
   int threads = 0;           // 0 = the CPUs of this machine
   bool hyperparallel = false;   // HyperParallel's CP modes as candidates too
+  bool no_prune = false;        // predict every slice, even those whose bound cannot place
   std::string emit;          // directory for the layouts' files
   bool min_gpus = false;
   int gpus_max = 0;
@@ -112,6 +114,9 @@ int run_plan_command(const PlanArgs& a, MpiJob* job) {
   po.threads = a.threads > 0 ? a.threads : static_cast<int>(std::max(1u, std::thread::hardware_concurrency()));
   po.metric = a.metric;
   po.search.hyperparallel = a.hyperparallel;
+  po.prune = !a.no_prune;
+  // The step-time bound holds for the analytic backend's layer graphs (planner_bound.h).
+  if (a.backend == "analytic") po.step_lower_bound = step_lower_bound_s;
   if (!a.recompute.empty()) po.memory.recompute = parse_recompute(a.recompute);
   po.distribution = job;
   if (root) po.progress = [](std::size_t done, std::size_t total, std::size_t predicted) {
@@ -203,6 +208,9 @@ void add_plan_command(CLI::App& app, CliContext& ctx) {
                 "also rank MindSpore HyperParallel's CP modes (ulysses_degree unset, 1, 1 with load_balance, every "
                 "divisor of cp; ContextParallel and AsyncContextParallel) beside Megatron's (on by itself when the "
                 "scenario has a hyperparallel: section)");
+  cmd->add_flag("--no-prune", args->no_prune,
+                "predict every fitting layout's slice, also those whose step-time bound is below the K-th best "
+                "(by default they are left out and counted as not predicted)");
   cmd->footer(app::format_help_footer(
       {.examples = {{{"hcpsim plan scenarios/llama3-8b-64k-dgx-h100-p2p.yaml --gpus 16 --top 5"}},
                     {{"hcpsim plan scenarios/llama3-70b-128k-dgx-h100-hcp.yaml train.global_batch_size=16 --gpus 64"}},

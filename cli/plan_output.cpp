@@ -54,6 +54,10 @@ void print_plan_text(const Scenario& base, const planning::PlanOutcome& out, con
   std::printf("%zu configurations: %zu invalid, %zu out of memory, %zu predicted (%zu failed, %zu the same numbers "
               "as a listed one under another dist.order)\n",
               out.enumerated, out.invalid, out.out_of_memory, predicted, out.failed, out.relabeled);
+  if (out.not_predicted > 0)
+    std::printf("%zu of the fitting configurations not predicted: their step-time bound cannot reach #%zu "
+                "(--no-prune predicts them)\n",
+                out.not_predicted, out.best.size());
   if (!out.error_band.empty())
     std::printf("ties: layouts whose predicted range overlaps #1's within the model's error band %s are marked as ties\n",
                 out.error_band.c_str());
@@ -112,6 +116,7 @@ void print_plan_json(const Scenario& base, const planning::PlanOutcome& out, con
   j["out_of_memory"] = out.out_of_memory;
   j["failed"] = out.failed;
   j["relabeled"] = out.relabeled;
+  if (out.not_predicted > 0) j["not_predicted"] = out.not_predicted;   // bound below the K-th best
   j["error_band"] = out.error_band;
   j["notes"] = out.notes;
   j["closest_misses"] = nlohmann::json::array();

@@ -10,6 +10,7 @@
 
 #include "engine/error_band/error_band.h"
 #include "engine/planning/plan_check.h"
+#include "engine/planning/planner_bound.h"
 #include "engine/planning/planner_slices.h"
 #include "engine/planning/sweep_runner.h"
 
@@ -67,7 +68,7 @@ std::vector<KeptCandidate> share_kept(const Scenario& base, const std::vector<Pl
 std::vector<PointResult> predict_share(const Scenario& base, const std::vector<PlanCandidate>& all,
                                        const std::vector<KeptCandidate>& kept, const std::vector<std::size_t>& which,
                                        int gpus, const PlanOptions& options, const ScenarioPredictor& predict,
-                                       const SliceKey& slice_key) {
+                                       const SliceKey& slice_key, const std::string& metric) {
   auto scenario_of = [&](std::size_t k) { return apply_candidate(base, all[kept[which[k]].index], gpus); };
   std::vector<PointResult> rs(which.size());
   if (options.jobs > 1 && which.size() > 1) {
@@ -100,6 +101,20 @@ std::vector<PointResult> predict_share(const Scenario& base, const std::vector<P
   std::vector<std::string> keys(which.size());
   for_each_index(which.size(), options.threads, [&](std::size_t k) { keys[k] = slice_key(scenario_of(k)); });
   const SliceOrder o = slice_order(keys, [&](std::size_t k) { return slice_graph_tasks(scenario_of(k)); });
+  if (options.prune && options.step_lower_bound) {
+    auto plain_label = [&](std::size_t k) {
+      PlanCandidate c = all[kept[which[k]].index];
+      c.order = "tp-cp-ep-dp-pp";
+      return c.label();
+    };
+    std::vector<double> bound(which.size());
+    for_each_index(which.size(), options.threads, [&](std::size_t k) {
+      const Scenario s = scenario_of(k);
+      bound[k] = metric_bound(s, metric, options.step_lower_bound(s));
+    });
+    predict_pruned(o, keys, bound, plain_label, metric, options, predict_k, rs);
+    return rs;
+  }
   std::vector<double> weight = o.tasks;
   for (double& w : weight)
     if (w < kSmallSliceTasks) w = 0;
@@ -143,6 +158,10 @@ std::vector<PlanEntry> rank_entries(const Scenario& base, const std::vector<Plan
                                     const PlanOptions& options, PlanOutcome& out) {
   std::vector<std::size_t> ok;
   for (std::size_t i = 0; i < kept.size(); ++i) {
+    if (results[i].status == PointStatus::Invalid && results[i].message == kNotPredicted) {
+      ++out.not_predicted;
+      continue;
+    }
     if (results[i].status != PointStatus::Ok || std::isnan(metric_value(results[i], out.metric))) {
       ++out.failed;
       continue;
@@ -243,7 +262,7 @@ PlanOutcome plan(const Scenario& base_in, const PlanOptions& options, const Scen
   // 2. Predictions: under a distribution, whole model-parallel slices to the ranks in turn, in the
   //    order their first candidate appears.
   auto share = [&](const std::vector<std::size_t>& which) {
-    return predict_share(base, all, kept, which, gpus, options, predict, slice_key);
+    return predict_share(base, all, kept, which, gpus, options, predict, slice_key, out.metric);
   };
   std::vector<PointResult> results;
   if (dist == nullptr) {

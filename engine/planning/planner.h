@@ -90,6 +90,14 @@ struct PlanOptions {
   // and ranks them. nullptr or one rank: this process does everything. The ranks other than 0
   // return an outcome without `best` and without counts.
   PointDistribution* distribution = nullptr;
+  // Leaving out slices that cannot place (single process, threads; docs/planning.md): with a bound
+  // on the step time the predictor gives (a true lower bound, e.g. planner_bound.h's for the analytic
+  // backend), the slices whose estimated layer graph has at least `prune_above_tasks` tasks are
+  // predicted after the others and left out when every candidate of theirs is bounded below the
+  // K-th best listed so far (counted in PlanOutcome::not_predicted). prune false: every slice runs.
+  bool prune = true;
+  std::function<double(const Scenario&)> step_lower_bound;
+  double prune_above_tasks = 2e6;
   // Called now and then with (candidates checked, candidates in all, predicted so far).
   std::function<void(std::size_t, std::size_t, std::size_t)> progress;
 };
@@ -125,6 +133,7 @@ struct PlanOutcome {
   std::size_t out_of_memory = 0;          // valid but above GPU memory
   std::size_t failed = 0;                 // the predictor threw
   std::size_t relabeled = 0;              // predicted, same numbers as a listed layout but for dist.order
+  std::size_t not_predicted = 0;          // fitting, not predicted: their slice's bound is below the K-th best
   std::string metric;                     // the ranking metric used
   int global_batch = 0;                   // sequences per step, the same for every candidate
   std::map<std::string, std::size_t> invalid_reasons;   // first error message -> count
