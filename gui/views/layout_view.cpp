@@ -228,8 +228,6 @@ void LayoutView::fit() {
   }
 }
 
-QColor LayoutView::color_of(int rank) const { return cell_color(*state_, rank); }
-
 bool LayoutView::viewportEvent(QEvent* e) {
   if (e->type() == QEvent::ToolTip && state_->layout) {
     auto* he = static_cast<QHelpEvent*>(e);

@@ -34,8 +34,6 @@ class LayoutView : public QGraphicsView {
   void select_rank(int rank);
   // Fits the whole cluster in the viewport.
   void fit();
-  // Colour a GPU is painted with under the current colouring.
-  QColor color_of(int rank) const;
 
  signals:
   void rank_selected(int rank);
