@@ -17,6 +17,7 @@
 #include "engine/app/backend_catalog.h"
 #include "engine/app/help_footer.h"
 #include "engine/app/point_eval.h"
+#include "engine/cost/cost_model.h"
 #include "engine/planning/min_gpus.h"
 #include "engine/planning/planner.h"
 #include "engine/planning/planner_bound.h"
@@ -116,7 +117,15 @@ int run_plan_command(const PlanArgs& a, MpiJob* job) {
   po.search.hyperparallel = a.hyperparallel;
   po.prune = !a.no_prune;
   // The step-time bound holds for the analytic backend's layer graphs (planner_bound.h).
-  if (a.backend == "analytic") po.step_lower_bound = step_lower_bound_s;
+  // Every layout keeps the base's cluster, so its kernel overhead (and calibration file) is read once.
+  // A cost model that cannot be built leaves the bound out; the predictions then report why.
+  if (a.backend == "analytic") {
+    try {
+      const double overhead_s = CostModel(base).kernel_overhead_s();
+      po.step_lower_bound = [overhead_s](const Scenario& s) { return step_lower_bound_given_overhead_s(s, overhead_s); };
+    } catch (const std::exception&) {
+    }
+  }
   if (!a.recompute.empty()) po.memory.recompute = parse_recompute(a.recompute);
   po.distribution = job;
   if (root) po.progress = [](std::size_t done, std::size_t total, std::size_t predicted) {

@@ -24,7 +24,9 @@ int ring_size(const Scenario& s, CpCommType c) {
 
 }  // namespace
 
-double step_lower_bound_s(const Scenario& s) {
+double step_lower_bound_s(const Scenario& s) { return step_lower_bound_given_overhead_s(s, CostModel(s).kernel_overhead_s()); }
+
+double step_lower_bound_given_overhead_s(const Scenario& s, double overhead_s) {
   if (s.train.mode == TrainMode::Prefill || s.hyperparallel_cp() || s.model.ffn_hidden_size <= 0) return 0.0;
   // The smallest ring over the layers' comm types (a type without a ring: no bound).
   int R = std::numeric_limits<int>::max();
@@ -37,7 +39,6 @@ double step_lower_bound_s(const Scenario& s) {
   // straggler's slowdown only raises it). Under processor sharing the kernels of a rank get at most
   // one second of work per second, so a layer pass's span on that rank, and the slowest rank's span
   // the step model uses, is at least their sum.
-  const double overhead_s = CostModel(s).kernel_overhead_s();
   const double forward_s = (2.0 * R + 2.0) * overhead_s;
   const double backward_s = (3.0 * R + 1.0) * overhead_s;
   // The pipeline replay runs each stage's m micro-batches x chunks one at a time, each at least its

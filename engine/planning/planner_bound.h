@@ -15,6 +15,10 @@ namespace hcpsim::planning {
 // cost model's kernel overhead, on one GPU whose compute kernels share one unit of time (processor
 // sharing); the pipeline replay runs a stage's forward and backward steps one after the other.
 double step_lower_bound_s(const Scenario& s);
+// The same with the cost model's per-kernel overhead given (CostModel::kernel_overhead_s: a
+// calibration file's value or the default), so that a plan over thousands of layouts of one cluster
+// looks it up once.
+double step_lower_bound_given_overhead_s(const Scenario& s, double kernel_overhead_s);
 
 // The bound in the ranking metric's terms: an upper bound on tokens_per_s_per_gpu, or the step_s
 // lower bound; NaN for other metrics or when the step bound is 0.
