@@ -47,6 +47,17 @@ constexpr Table kH100FwdCausal256{{208, 251, 278, 293, 297, kHeldOut}, {308, 391
 // Backward, non-causal, head dim 128 (published); 64 and 256 scale it by the forward ratio.
 constexpr Table kH100BwdFull128{{214, 260, 291, 310, 318, 322}, {305, 408, 465, 499, 518, 516}, {316, 424, 501, 542, 559, 561}};
 
+// A row of TFLOP/s cells at `lens` tokens as fractions of `peak_tflops`, interpolated in log(len)
+// (clamped); left-out cells (<= 0) are skipped.
+template <std::size_t N>
+double interpolate_cells(const std::array<double, N>& lens, const std::array<double, N>& row, double peak_tflops,
+                         double len) {
+  std::vector<std::pair<double, double>> pts;
+  for (std::size_t i = 0; i < N; ++i)
+    if (row[i] > 0) pts.emplace_back(lens[i], row[i] / peak_tflops);
+  return interpolate_log_x(std::move(pts), std::max(1.0, len));
+}
+
 // Blackwell (B200, GB200): cuDNN, TFLOP/s at kBlackwellSeqLens on a GB200 (2,500 TFLOP/s dense BF16
 // peak); read as fractions of that peak and applied to B200 at its own peak (the same kernels). One
 // head dim (128) is published: every head dim reads it.
@@ -61,9 +72,7 @@ constexpr BlackwellRow kGb200CudnnBwdCausal{885, 1148, 1332, 1328, 1226};
 double blackwell_cudnn_efficiency(Pass p, bool causal, double len) {
   const BlackwellRow& row = p == Pass::Forward ? (causal ? kGb200CudnnFwdCausal : kGb200CudnnFwdFull)
                                                : (causal ? kGb200CudnnBwdCausal : kGb200CudnnBwdFull);
-  std::vector<std::pair<double, double>> pts;
-  for (std::size_t i = 0; i < row.size(); ++i) pts.emplace_back(kBlackwellSeqLens[i], row[i] / kGb200PeakTflops);
-  return interpolate_log_x(std::move(pts), std::max(1.0, len));
+  return interpolate_cells(kBlackwellSeqLens, row, kGb200PeakTflops, len);
 }
 
 // a * (num / den), cell by cell; a cell is left out when any of the three is.
@@ -101,10 +110,7 @@ Table h100_table(Pass p, bool causal, int hd) {
 }
 
 double interpolate_row(const Row& row, double peak_tflops, double len) {
-  std::vector<std::pair<double, double>> pts;
-  for (std::size_t i = 0; i < row.size(); ++i)
-    if (row[i] > 0) pts.emplace_back(kSeqLens[i], row[i] / peak_tflops);
-  return interpolate_log_x(std::move(pts), std::max(1.0, len));
+  return interpolate_cells(kSeqLens, row, peak_tflops, len);
 }
 
 bool is_hopper(const std::string& g) { return g.rfind("h100", 0) == 0 || g.rfind("h200", 0) == 0 || g.rfind("h800", 0) == 0; }
