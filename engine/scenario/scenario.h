@@ -133,6 +133,12 @@ struct ModelConfig {
   // and reduce-scatter split into tp chunks pipelined with the chunks of its GEMM (needs SP, tp > 1).
   bool tp_comm_overlap = false;
   int virtual_pipeline_model_parallel_size = 1;          // model chunks per pipeline rank (1 = no interleaving)
+  // Megatron's overlap_p2p_comm: the pipeline's activation and gradient sends run asynchronously
+  // beside the next step's compute (isend/irecv, waited for only when the input is needed). Unset:
+  // Megatron-LM's own behaviour, on for the interleaved schedule (vpp > 1) and off without it, where
+  // every send blocks its stage until the transfer has finished.
+  std::optional<bool> overlap_p2p_comm;
+  bool p2p_overlapped() const { return overlap_p2p_comm.value_or(virtual_pipeline_model_parallel_size > 1); }
   // Megatron's uneven pipeline split (engine/scenario/pipeline_split.h): the layers of the first and
   // of the last pipeline stage (unset: the stages share the layers evenly), or the input embedding
   // and the loss each counted as one layer of the split (on the first / last model chunk).
