@@ -8,7 +8,7 @@
 namespace hcpsim::planning {
 namespace {
 
-enum class Arg { Int, Text, IntList, TextList, Flag };
+enum class Arg { Int, Text, IntList, TextList, Flag, FlagOff };   // FlagOff: a --no-X flag, the key false
 
 struct Mapping {
   const char* key;   // scenario key ("" = handled below)
@@ -37,6 +37,7 @@ const std::map<std::string, Mapping>& mappings() {
       {"--account-for-loss-in-pipeline-split", {"model.account_for_loss_in_pipeline_split", Arg::Flag}},
       {"--sequence-parallel", {"model.sequence_parallel", Arg::Flag}},
       {"--tp-comm-overlap", {"model.tp_comm_overlap", Arg::Flag}},
+      {"--no-overlap-p2p-communication", {"model.overlap_p2p_comm", Arg::FlagOff}},
       {"--use-tp-pp-dp-mapping", {"", Arg::Flag}},
       {"--recompute-granularity", {"model.recompute_granularity", Arg::Text}},
       {"--recompute-method", {"model.recompute_method", Arg::Text}},
@@ -104,10 +105,10 @@ MegatronImport import_megatron(const std::vector<std::string>& args, const Impor
       continue;
     }
     const Mapping& m = it->second;
-    if (m.kind == Arg::Flag) {
+    if (m.kind == Arg::Flag || m.kind == Arg::FlagOff) {
       if (!values.empty()) throw std::invalid_argument(a + " takes no value (got '" + values.front() + "')");
       flags[a] = true;
-      if (*m.key) keys[m.key] = true;
+      if (*m.key) keys[m.key] = m.kind == Arg::Flag;
       continue;
     }
     if (values.empty()) throw std::invalid_argument(a + ": needs a value");

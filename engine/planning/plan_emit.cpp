@@ -61,6 +61,7 @@ std::vector<std::string> megatron_arguments(const Scenario& s) {
   else if (m.virtual_pipeline_model_parallel_size > 1)
     num("--num-layers-per-virtual-pipeline-stage",
         m.num_layers / (m.pipeline_model_parallel_size * m.virtual_pipeline_model_parallel_size));
+  if (m.overlap_p2p_comm == false) a.push_back("--no-overlap-p2p-communication");   // Megatron-LM's default is on
   if (m.recompute_granularity == RecomputeGranularity::Selective || m.recompute_granularity == RecomputeGranularity::Full) {
     a.insert(a.end(), {"--recompute-granularity", to_string(m.recompute_granularity)});
     if (m.recompute_granularity == RecomputeGranularity::Full) {

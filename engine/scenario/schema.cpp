@@ -16,7 +16,7 @@ const std::vector<std::string>& all_paths() {
       "model.hierarchical_context_parallel_sizes", "model.sequence_parallel",
       "model.virtual_pipeline_model_parallel_size", "model.recompute_granularity", "model.recompute_method",
       "model.recompute_num_layers", "model.elementwise_ops", "model.fp8", "model.fp8_recipe", "model.fp8_dot_product_attention",
-      "model.tp_comm_overlap", "model.decoder_first_pipeline_num_layers", "model.decoder_last_pipeline_num_layers",
+      "model.tp_comm_overlap", "model.overlap_p2p_comm", "model.decoder_first_pipeline_num_layers", "model.decoder_last_pipeline_num_layers",
       "model.account_for_embedding_in_pipeline_split", "model.account_for_loss_in_pipeline_split",
       "model.vocab_size", "model.untie_embeddings_and_output_weights",
       "model.bf16", "model.fp16", "model.gated_linear_unit",
@@ -120,7 +120,7 @@ std::string unmodelled_bridge_field(const std::string& path) {
       {"rng", "the random-number section"},     {"profiling", "the profiling section"},
       {"mixed_precision", "the mixed-precision recipe section (hcpsim prices model.params_dtype, model.bf16 / "
                           "model.fp16 and model.fp8)"},
-      {"comm_overlap", "the communication-overlap section (hcpsim reads model.tp_comm_overlap and ddp.overlap_grad_reduce / "
+      {"comm_overlap", "the communication-overlap section (hcpsim reads model.tp_comm_overlap, model.overlap_p2p_comm and ddp.overlap_grad_reduce / "
                        "ddp.overlap_param_gather)"}};
   // Fields of model/train/dist that change numerics or bookkeeping, not the CP schedule or its cost.
   static const std::vector<std::pair<std::string, std::string>> fields{

@@ -98,7 +98,7 @@ class PipelineReplay {
   double stretched(std::size_t si, double t, double work_s) const;
   void offer(int q);
   void run_step(int s, double start);
-  void send(const PipelineOp& op, int s, double finish);
+  double send(const PipelineOp& op, int s, double finish);   // returns the arrival
 
   const PipelineInputs& in_;
   const int p_, v_, m_;
@@ -174,8 +174,8 @@ void PipelineReplay::run_step(int s, double start) {
   }
   const double finish = t;
   end_[idx(op.forward, op.micro_batch, op.chunk, s)] = finish;
-  if (sends(op.forward, op.chunk, s)) send(op, s, finish);
-  free_at_[si] = finish;
+  const double sent = sends(op.forward, op.chunk, s) ? send(op, s, finish) : finish;
+  free_at_[si] = in_.blocking_sends ? sent : finish;
   out_.stage_busy_s[si] += finish - start;
   if (s == 0 && op.forward && op.micro_batch == 0 && op.chunk == 0) out_.first_forward_s = finish;
   ++next_[si];
@@ -183,7 +183,7 @@ void PipelineReplay::run_step(int s, double start) {
 
 // The transfer of a step's output to the next stage forward (the last sends chunk c + 1 to the
 // first) or to the previous one backward.
-void PipelineReplay::send(const PipelineOp& op, int s, double finish) {
+double PipelineReplay::send(const PipelineOp& op, int s, double finish) {
   const auto si = static_cast<std::size_t>(s);
   const auto di = static_cast<std::size_t>(op.forward ? (s + 1) % p_ : (s + p_ - 1) % p_);
   const std::size_t me = idx(op.forward, op.micro_batch, op.chunk, s);
@@ -193,6 +193,7 @@ void PipelineReplay::send(const PipelineOp& op, int s, double finish) {
   arrive_[me] = send_start + (op.forward ? in_.p2p_forward_s : in_.p2p_backward_s);
   send_free_[si] = recv_free_[di] = arrive_[me];
   comm_[si].push_back({send_start, arrive_[me], in_.send_load});
+  return arrive_[me];
 }
 
 // Chronological replay: the stage whose next step can start first runs it (so that transfers book

@@ -24,6 +24,9 @@ struct PipelineInputs {
   // same links, so a transfer starts when both its sender's previous send and its receiver's
   // previous receive have arrived.
   bool serialize_sends = false;
+  // Megatron's overlap_p2p_comm off (always so without interleaving): a send blocks its stage, whose
+  // next step starts only after the transfer has arrived.
+  bool blocking_sends = false;
   // NCCL calls beside the compute take a share of the GPU while they run (the compute they overlap
   // is stretched by load x overlap, as CostModel::comm_compute_load prices it in the layer graph).
   double send_load = 0;          // a stage's send to its neighbour, from the step's end for p2p_*_s

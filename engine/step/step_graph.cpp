@@ -152,6 +152,8 @@ class StepGraphBuilder {
       TaskId& prev = last_send_[static_cast<std::size_t>(src[j])];
       if (prev != kNone) g_.add_dep(prev, send);
       prev = send;
+      // Without overlap_p2p_comm the send blocks its rank: the next kernel waits for the transfer.
+      if (!s_.model.p2p_overlapped()) front_[static_cast<std::size_t>(src[j])].assign(1, send);
       recv[j] = g_.add_task(tr, fwd ? "pp_recv_activation" : "pp_recv_grad");
       CommOp op;
       op.kind = TaskKind::SendRecv;

@@ -299,6 +299,7 @@ StepReport compose_step(const Scenario& s, const LayerTimes& lt, const StepOptio
   in.p2p_backward_s = r.p2p_backward_s;
   in.send_load = send_load;
   in.serialize_sends = options.link_sharing;
+  in.blocking_sends = !s.model.p2p_overlapped();
   in.forward_s.assign(static_cast<std::size_t>(p), std::vector<double>(static_cast<std::size_t>(v), 0.0));
   in.backward_s = in.forward_s;
   std::vector<double> stage_f(static_cast<std::size_t>(p), 0.0);

@@ -241,6 +241,11 @@ void check_step(const Scenario& s, Checker& c) {
   if (m.tp_comm_overlap && (s.tp() < 2 || !m.sequence_parallel))
     c.error("model.tp_comm_overlap", "tp_comm_overlap overlaps the sequence-parallel collectives of tp > 1",
             {"set tensor_model_parallel_size >= 2 and sequence_parallel: true, or tp_comm_overlap: false"});
+  if (m.overlap_p2p_comm.value_or(false) && s.vpp() < 2)
+    c.error("model.overlap_p2p_comm",
+            "overlap_p2p_comm overlaps the sends of the interleaved pipeline schedule; without it (vpp " +
+                std::to_string(s.vpp()) + ") Megatron-LM turns it off and every send blocks its stage",
+            {"set virtual_pipeline_model_parallel_size >= 2 (with pp >= 2), or overlap_p2p_comm: false, or leave it unset"});
   if (m.fp8_dot_product_attention && !s.fp8_enabled())
     c.error("model.fp8_dot_product_attention", "fp8_dot_product_attention needs fp8 to be set",
             {"set model.fp8: hybrid (or e4m3)"});

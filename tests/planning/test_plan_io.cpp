@@ -2,6 +2,7 @@
 // emitted layouts (overrides, Megatron-LM arguments, Bridge overrides, scenario file) and the
 // changes that make a job fit in memory.
 #include <algorithm>
+#include <optional>
 
 #include <gtest/gtest.h>
 
@@ -25,7 +26,7 @@ TEST(PlanIo, ImportedMegatronArgumentsReimportToTheSameScenario) {
       "--context-parallel-size", "4", "--cp-comm-type", "a2a+p2p", "--hierarchical-context-parallel-sizes", "2", "2",
       "--sequence-parallel", "--micro-batch-size", "1", "--global-batch-size", "16", "--bf16", "--swiglu",
       "--use-distributed-optimizer", "--lr", "3e-4", "--recompute-granularity", "full", "--recompute-method", "uniform",
-      "--recompute-num-layers", "1", "--untie-embeddings-and-output-weights"};
+      "--recompute-num-layers", "1", "--untie-embeddings-and-output-weights", "--no-overlap-p2p-communication"};
   const MegatronImport im = import_megatron(args, {"dgx-h100", 2, 0, "imported"});
   ASSERT_EQ(im.warnings.size(), 1u);
   EXPECT_NE(im.warnings[0].find("--lr"), std::string::npos);
@@ -36,6 +37,7 @@ TEST(PlanIo, ImportedMegatronArgumentsReimportToTheSameScenario) {
   EXPECT_EQ(a.model.hierarchical_context_parallel_sizes, (std::vector<int>{2, 2}));
   EXPECT_EQ(a.model.recompute_granularity, RecomputeGranularity::Full);
   EXPECT_FALSE(a.ddp.overlap_grad_reduce);   // Megatron's default when the flag is absent
+  EXPECT_EQ(a.model.overlap_p2p_comm, std::optional<bool>(false));   // --no-overlap-p2p-communication
   // Re-import the emitted arguments: the same scenario (configuration and every layout field).
   const std::vector<std::string> emitted = megatron_arguments(a);
   const MegatronImport again = import_megatron(emitted, {"dgx-h100", 2, 0, "imported"});

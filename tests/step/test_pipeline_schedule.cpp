@@ -82,5 +82,20 @@ TEST(PipelineSchedule, P2PTransfersLengthenTheStep) {
   EXPECT_THROW(simulate_pipeline(in), std::invalid_argument);
 }
 
+// overlap_p2p_comm off: each send holds its stage until the transfer has arrived. Two stages, two
+// micro-batches, forward 1 s, backward 2 s, transfer 0.5 s each way, worked by hand:
+// overlapped  s0 F0[0,1] F1[1,2]        B0[5,7]   B1[8,10]    (s1: F0[1.5,2.5] B0[2.5,4.5] F1[4.5,5.5] B1[5.5,7.5])
+// blocking    s0 F0[0,1] F1[1.5,2.5]    B0[5,7]   B1[8.5,10.5] (s1: F0[1.5,2.5] B0[2.5,4.5] F1[5,6] B1[6,8])
+TEST(PipelineSchedule, BlockingSendsHoldTheirStageUntilTheTransferArrives) {
+  PipelineInputs in = uniform(2, 1, 2, 1.0, 2.0);
+  in.p2p_forward_s = in.p2p_backward_s = 0.5;
+  EXPECT_NEAR(simulate_pipeline(in).makespan_s, 10.0, 1e-12);
+  in.blocking_sends = true;
+  EXPECT_NEAR(simulate_pipeline(in).makespan_s, 10.5, 1e-12);
+  // Without transfers there is nothing to wait for.
+  in.p2p_forward_s = in.p2p_backward_s = 0;
+  EXPECT_NEAR(simulate_pipeline(in).makespan_s, simulate_pipeline(uniform(2, 1, 2, 1.0, 2.0)).makespan_s, 1e-12);
+}
+
 }  // namespace
 }  // namespace hcpsim::step

@@ -2,6 +2,7 @@
 // rules with FILE:LINE:COL, FP8 on GPUs without an FP8 peak, and memory presets in device units.
 #include <gtest/gtest.h>
 
+#include <optional>
 #include <string>
 
 #include "engine/cost/cost_model.h"
@@ -185,6 +186,25 @@ TEST(StepInputs, Fp8RunsGemmsAtTheFp8PeakAndAttentionInBf16) {
   s.model.fp8_dot_product_attention = true;
   const CostModel fp8_attn(s);
   EXPECT_NEAR((bf16.compute_seconds(g, attn) - o) / (fp8_attn.compute_seconds(g, attn) - o), 1979.0 / 989.0, 1e-9);
+}
+
+TEST(StepInputs, OverlapP2pCommNeedsTheInterleavedSchedule) {
+  const Scenario s = load_scenario_string(yaml("  overlap_p2p_comm: true\n", ""), presets(), "job.yaml");
+  EXPECT_EQ(s.model.overlap_p2p_comm, std::optional<bool>(true));
+  const Diagnostic* e = first_error(validate(s), "model.overlap_p2p_comm");
+  ASSERT_NE(e, nullptr);
+  EXPECT_NE(e->message.find("interleaved"), std::string::npos) << e->message;
+  EXPECT_GT(e->line, 0);
+  const Scenario ok = load_scenario_string(
+      yaml("  overlap_p2p_comm: false\n", ""), presets(), "job.yaml");
+  EXPECT_EQ(first_error(validate(ok), "model.overlap_p2p_comm"), nullptr);
+  EXPECT_FALSE(ok.model.p2p_overlapped());
+  const Scenario vpp = load_scenario_string(
+      yaml("  overlap_p2p_comm: true\n  virtual_pipeline_model_parallel_size: 2\n", ""), presets(), "job.yaml");
+  EXPECT_EQ(first_error(validate(vpp), "model.overlap_p2p_comm"), nullptr);
+  EXPECT_TRUE(vpp.model.p2p_overlapped());
+  EXPECT_THROW(load_scenario_string(yaml("  overlap_p2p_comm: sometimes\n", ""), presets(), "job.yaml"),
+               std::exception);
 }
 
 }  // namespace

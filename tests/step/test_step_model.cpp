@@ -3,6 +3,7 @@
 // multi-layer task graph on the analytic backend.
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <cmath>
 
 #include "engine/analytic/analytic_backend.h"
@@ -256,6 +257,31 @@ TEST(StepModel, SliceKeepsOneModelParallelGroupPerNode) {
   EXPECT_EQ(t.world_size() % (t.tp() * t.cp()), 0);
   Scenario small = llama8b(4, 2, 2, 1);   // tp 2 x cp 2 = 4 GPUs: the node's two replicas
   EXPECT_EQ(model_parallel_slice(small).cluster.nodes, 1);
+}
+
+// model.overlap_p2p_comm (Megatron's): unset, the interleaved schedule overlaps its sends and the
+// plain 1F1B blocks on them, as Megatron-LM runs them; stated false, interleaving blocks too.
+TEST(StepModel, BlockingPipelineSendsLengthenTheStepByTheirTransfers) {
+  Scenario s = llama8b(2, 2, 1, 4);   // pp 4 across two nodes: some boundaries cross the network
+  s.train.global_batch_size = 16;
+  s.model.num_layers = 32;
+  s.model.virtual_pipeline_model_parallel_size = 2;
+  const StepReport overlapped = compose_step(s, fixed_layer());
+  ASSERT_GT(overlapped.p2p_forward_s, 0);
+  s.model.overlap_p2p_comm = false;
+  const StepReport blocking = compose_step(s, fixed_layer());
+  // Every stage waits for at least its own sends; never faster, and no longer than when every
+  // step of the busiest stage added one transfer each way.
+  const double steps = 2.0 * overlapped.micro_batches * 2;   // forward + backward, m micro-batches, 2 chunks
+  EXPECT_GT(blocking.pipeline_s, overlapped.pipeline_s);
+  EXPECT_LE(blocking.pipeline_s,
+            overlapped.pipeline_s + steps * std::max(overlapped.p2p_forward_s, overlapped.p2p_backward_s) + 1e-12);
+  s.model.overlap_p2p_comm.reset();
+  s.model.virtual_pipeline_model_parallel_size = 1;
+  EXPECT_FALSE(s.model.p2p_overlapped());   // Megatron-LM turns it off without interleaving
+  s.model.overlap_p2p_comm = false;
+  EXPECT_DOUBLE_EQ(compose_step(s, fixed_layer()).pipeline_s,
+                   [&] { Scenario u = s; u.model.overlap_p2p_comm.reset(); return compose_step(u, fixed_layer()).pipeline_s; }());
 }
 
 }  // namespace
