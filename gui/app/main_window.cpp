@@ -39,6 +39,7 @@
 #include "gui/views/layout_view.h"
 #include "gui/views/hp_step_view.h"
 #include "gui/views/ring_step_view.h"
+#include "gui/views/step_panel.h"
 #include "gui/views/timeline_view.h"
 
 namespace hcpsim::gui {
@@ -98,8 +99,8 @@ MainWindow::MainWindow(QWidget* parent) : QMainWindow(parent) {
 
   // Steps: Megatron's ring-step view, or the HyperParallel step view for a hyperparallel: scenario.
   steps_ = new QStackedWidget(tabs_);
-  ring_ = new RingStepPanel(steps_);
-  hp_steps_ = new HpStepPanel(steps_);
+  ring_ = new StepPanel<RingStepView>(steps_);
+  hp_steps_ = new StepPanel<HpStepView>(steps_);
   steps_->addWidget(ring_);
   steps_->addWidget(hp_steps_);
   tabs_->addTab(steps_, tr("Ring steps"));
@@ -224,8 +225,8 @@ void MainWindow::on_scenario(std::shared_ptr<const Scenario> s) {
     rank_model_->set_layout(layout);
     const bool hp = scenario_->hyperparallel_cp();
     if (scenario_->cp() > 1) {
-      if (hp) hp_steps_->set_scenario(*scenario_);
-      else ring_->set_params(RingStepModel::params_from(*scenario_));
+      if (hp) hp_steps_->view()->set_scenario(*scenario_);
+      else ring_->view()->set_params(RingStepModel::params_from(*scenario_));
     }
     steps_->setCurrentWidget(hp ? static_cast<QWidget*>(hp_steps_) : ring_);
     tabs_->setTabText(tabs_->indexOf(steps_), hp ? tr("HyperParallel steps") : tr("Ring steps"));

@@ -18,8 +18,10 @@ namespace hcpsim::gui {
 class ChartView;
 class LayoutView;
 class RankTableModel;
-class HpStepPanel;
-class RingStepPanel;
+class HpStepView;
+class RingStepView;
+template <class View>
+class StepPanel;
 class PlanPanel;
 class SummaryView;
 class SweepPanel;
@@ -72,8 +74,8 @@ class MainWindow : public QMainWindow {
   RankTableModel* rank_model_;
   QTableView* rank_table_;
   QStackedWidget* steps_;
-  RingStepPanel* ring_;
-  HpStepPanel* hp_steps_;
+  StepPanel<RingStepView>* ring_;
+  StepPanel<HpStepView>* hp_steps_;
   TimelineView* timeline_;
   ChartView* chart_;
   SweepPanel* sweep_;

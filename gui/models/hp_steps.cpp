@@ -6,6 +6,7 @@
 #include <stdexcept>
 #include <tuple>
 
+#include "engine/scenario/scenario.h"
 #include "engine/schedule/build.h"
 #include "engine/schedule/hp_styles.h"
 

@@ -11,7 +11,10 @@
 
 #include "engine/graph/task_graph.h"
 #include "engine/layout/rank_layout.h"
-#include "engine/scenario/scenario.h"
+
+namespace hcpsim {
+struct Scenario;   // hp_steps.cpp reads it; users only pass it on
+}
 
 namespace hcpsim::gui {
 

@@ -14,7 +14,10 @@ QString number(double v, int precision) { return std::isnan(v) ? QStringLiteral(
 
 }  // namespace
 
-PlanTableModel::PlanTableModel(QObject* parent) : QAbstractTableModel(parent) {}
+PlanTableModel::PlanTableModel(QObject* parent) : ResultTableModel(parent) {
+  set_header({tr("#"), tr("layout"), tr("step time"), tr("tokens/s per GPU"), tr("MFU"), tr("memory per GPU (GiB)"),
+              tr("bubble"), tr("exposed comm (layer)")});
+}
 
 void PlanTableModel::set_outcome(planning::PlanOutcome out) {
   beginResetModel();
@@ -25,12 +28,6 @@ void PlanTableModel::set_outcome(planning::PlanOutcome out) {
 const planning::PlanEntry* PlanTableModel::entry(int row) const {
   return row >= 0 && row < static_cast<int>(out_.best.size()) ? &out_.best[static_cast<std::size_t>(row)] : nullptr;
 }
-
-int PlanTableModel::rowCount(const QModelIndex& parent) const {
-  return parent.isValid() ? 0 : static_cast<int>(out_.best.size());
-}
-
-int PlanTableModel::columnCount(const QModelIndex& parent) const { return parent.isValid() ? 0 : ColumnCount; }
 
 QVariant PlanTableModel::data(const QModelIndex& index, int role) const {
   const planning::PlanEntry* e = entry(index.row());
@@ -58,13 +55,6 @@ QVariant PlanTableModel::data(const QModelIndex& index, int role) const {
   if (role == Qt::DisplayRole) return text;
   if (role == Qt::TextAlignmentRole) return int(Qt::AlignRight | Qt::AlignVCenter);
   return {};
-}
-
-QVariant PlanTableModel::headerData(int section, Qt::Orientation o, int role) const {
-  if (o != Qt::Horizontal || role != Qt::DisplayRole) return {};
-  static const char* names[] = {"#", "layout", "step time", "tokens/s per GPU", "MFU", "memory per GPU (GiB)",
-                                "bubble", "exposed comm (layer)"};
-  return section >= 0 && section < ColumnCount ? QString::fromLatin1(names[section]) : QVariant();
 }
 
 PlanFilterModel::PlanFilterModel(QObject* parent) : QSortFilterProxyModel(parent) { setSortRole(Qt::UserRole); }

@@ -1,16 +1,16 @@
 #pragma once
 // The planner's ranked answer as an item model (one row per predicted layout, best first) and the
 // side-by-side comparison of two of its rows. Figures are the planner's metrics (metric_names()).
-#include <QAbstractTableModel>
 #include <QPointF>
 #include <QSortFilterProxyModel>
 #include <vector>
 
 #include "engine/planning/planner.h"
+#include "gui/models/result_table_model.h"
 
 namespace hcpsim::gui {
 
-class PlanTableModel : public QAbstractTableModel {
+class PlanTableModel : public ResultTableModel {
   Q_OBJECT
  public:
   enum Column { Rank, Layout, StepTime, TokensPerGpu, Mfu, MemoryGiB, Bubble, ExposedComm, ColumnCount };
@@ -20,12 +20,12 @@ class PlanTableModel : public QAbstractTableModel {
   const planning::PlanOutcome& outcome() const { return out_; }
   const planning::PlanEntry* entry(int row) const;
 
-  int rowCount(const QModelIndex& parent = {}) const override;
-  int columnCount(const QModelIndex& parent = {}) const override;
   // DisplayRole: text with units; Qt::UserRole: the number (sorting, filters); ToolTipRole: the
   // entry's explanation sentence.
   QVariant data(const QModelIndex& index, int role = Qt::DisplayRole) const override;
-  QVariant headerData(int section, Qt::Orientation o, int role = Qt::DisplayRole) const override;
+
+ protected:
+  int rows() const override { return static_cast<int>(out_.best.size()); }
 
  private:
   planning::PlanOutcome out_;

@@ -51,7 +51,7 @@ int RingStepModel::ring_size() const {
   return whole_a2a(p_.type) ? 1 : p_.cp;
 }
 
-int RingStepModel::steps() const {
+int RingStepModel::step_count() const {
   if (ring_mode(p_.type)) return ring_size();
   return whole_a2a(p_.type) ? 1 : 2;
 }
@@ -59,7 +59,7 @@ int RingStepModel::steps() const {
 std::vector<int> RingStepModel::initial_chunks(int i) const { return {i, 2 * p_.cp - 1 - i}; }
 
 RankStep RingStepModel::rank_step(int cp_index, int step) const {
-  if (cp_index < 0 || cp_index >= p_.cp || step < 0 || step >= steps())
+  if (cp_index < 0 || cp_index >= p_.cp || step < 0 || step >= step_count())
     throw std::out_of_range("ring-step view: cp index " + std::to_string(cp_index) + " / step " +
                             std::to_string(step) + " out of range");
   const int n = chunks();
@@ -125,7 +125,7 @@ void RingStepModel::fill_cells() {
   const int stride = ring_mode(p_.type) ? p_.a2a : 1;
   const int members = whole_a2a(p_.type) ? 1 : p_.cp;
   for (int idx = 0; idx < members; idx += stride) {
-    for (int t = 0; t < steps(); ++t) {
+    for (int t = 0; t < step_count(); ++t) {
       const RankStep r = rank_step(idx, t);
       for (int q : r.q_chunks_used) {
         for (int k : r.kv_chunks_used) {

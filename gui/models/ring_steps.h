@@ -53,10 +53,10 @@ class RingStepModel {
   const RingStepParams& params() const { return p_; }
   int chunks() const { return 2 * p_.cp; }         // 2*cp global chunks C_0 .. C_{2cp-1}
   int ring_size() const;                            // P (ring modes); 1 for a2a; cp for all_gather
-  int steps() const;                                // P (ring modes), 1 (a2a), 2 (all_gather)
+  int step_count() const;                           // P (ring modes), 1 (a2a), 2 (all_gather)
   // Chunks a CP index holds before any attention communication: {C_i, C_{2cp-1-i}}.
   std::vector<int> initial_chunks(int cp_index) const;
-  // What CP index `cp_index` holds and computes at `step` (0 <= step < steps()).
+  // What CP index `cp_index` holds and computes at `step` (0 <= step < step_count()).
   RankStep rank_step(int cp_index, int step) const;
   // The whole block matrix: cells[q * chunks() + k].
   const std::vector<BlockCell>& cells() const { return cells_; }

@@ -10,24 +10,19 @@ constexpr int kFixedBefore = 2;   // status, comm_type
 
 }  // namespace
 
-SweepTableModel::SweepTableModel(QObject* parent) : QAbstractTableModel(parent) {}
+SweepTableModel::SweepTableModel(QObject* parent) : ResultTableModel(parent) {}
 
 void SweepTableModel::set_run(app::SweepRun run) {
   beginResetModel();
   run_ = std::move(run);
-  header_.clear();
-  for (const std::string& c : run_.columns) header_ << QString::fromStdString(c);
-  header_ << QStringLiteral("status") << QStringLiteral("comm_type");
-  for (const std::string& m : planning::metric_names()) header_ << QString::fromStdString(m);
-  header_ << QStringLiteral("fits") << QStringLiteral("wall_s") << QStringLiteral("message");
+  QStringList header;
+  for (const std::string& c : run_.columns) header << QString::fromStdString(c);
+  header << QStringLiteral("status") << QStringLiteral("comm_type");
+  for (const std::string& m : planning::metric_names()) header << QString::fromStdString(m);
+  header << QStringLiteral("fits") << QStringLiteral("wall_s") << QStringLiteral("message");
+  set_header(std::move(header));
   endResetModel();
 }
-
-int SweepTableModel::rowCount(const QModelIndex& parent) const {
-  return parent.isValid() ? 0 : static_cast<int>(run_.results.size());
-}
-
-int SweepTableModel::columnCount(const QModelIndex& parent) const { return parent.isValid() ? 0 : header_.size(); }
 
 QVariant SweepTableModel::data(const QModelIndex& index, int role) const {
   if (!index.isValid() || index.row() >= rowCount()) return {};
@@ -52,11 +47,6 @@ QVariant SweepTableModel::data(const QModelIndex& index, int role) const {
   if (c == 1) return role == Qt::UserRole ? QVariant(r.wall_s) : QVariant(QString::number(r.wall_s, 'f', 3));
   if (c == 2) return QString::fromStdString(r.message);
   return {};
-}
-
-QVariant SweepTableModel::headerData(int section, Qt::Orientation o, int role) const {
-  if (o != Qt::Horizontal || role != Qt::DisplayRole || section < 0 || section >= header_.size()) return {};
-  return header_[section];
 }
 
 std::vector<std::string> split_axes(const QString& line) {

@@ -2,33 +2,28 @@
 // A sweep's results (app::SweepRun, evaluated in this process) as an item model: one row per point in
 // point order, with the columns of `hcpsim sweep`'s CSV file (the axes, status, comm_type, every
 // planner metric, fits, wall_s, message); and the sweep's chart.
-#include <QAbstractTableModel>
-#include <QStringList>
-
 #include "engine/app/sweep_run.h"
 #include "engine/planning/sweep_chart.h"
+#include "gui/models/result_table_model.h"
 
 namespace hcpsim::gui {
 
-class SweepTableModel : public QAbstractTableModel {
+class SweepTableModel : public ResultTableModel {
   Q_OBJECT
  public:
   explicit SweepTableModel(QObject* parent = nullptr);
   void set_run(app::SweepRun run);   // resets the model
   const app::SweepRun& run() const { return run_; }
-  // The column of a header name ("step_s", an axis column, ...); -1 when there is none.
-  int column(const QString& name) const { return header_.indexOf(name); }
 
-  int rowCount(const QModelIndex& parent = {}) const override;
-  int columnCount(const QModelIndex& parent = {}) const override;
   // DisplayRole: the text (numbers as `hcpsim sweep` writes them, "-" when absent); Qt::UserRole: the
   // number for metric columns (NaN when absent), else the text; ToolTipRole: the point's message.
   QVariant data(const QModelIndex& index, int role = Qt::DisplayRole) const override;
-  QVariant headerData(int section, Qt::Orientation o, int role = Qt::DisplayRole) const override;
+
+ protected:
+  int rows() const override { return static_cast<int>(run_.results.size()); }
 
  private:
   app::SweepRun run_;
-  QStringList header_;
 };
 
 // The axes typed on one line, as `--vary` arguments: split at spaces outside [...], so

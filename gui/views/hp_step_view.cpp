@@ -45,11 +45,10 @@ void arrow(QPainter& p, QPointF a, QPointF b, double offset, double head) {
 
 }  // namespace
 
-HpStepView::HpStepView(QWidget* parent) : StepView(parent) { setMinimumSize(700, 420); }
+HpStepView::HpStepView(QWidget* parent) : ModelStepView(parent) { setMinimumSize(700, 420); }
 
 void HpStepView::set_scenario(const Scenario& s) {
-  model_ = std::make_unique<HpStepModel>(s);
-  model_changed();
+  show_model(std::make_unique<HpStepModel>(s));
 }
 
 QRectF HpStepView::member_rect(int cp_index) const {
@@ -161,13 +160,6 @@ void HpStepView::paint_step_list(QPainter& p) {
     p.drawText(r.adjusted(30, 0, 0, 0), Qt::AlignVCenter | Qt::AlignLeft, QStringLiteral("%1 ").arg(i) + step_line(s));
     ++drawn_step_rows_;
   }
-}
-
-HpStepPanel::HpStepPanel(QWidget* parent) : QWidget(parent), view_(new HpStepView(this)), steps_(this, view_) {}
-
-void HpStepPanel::set_scenario(const Scenario& s) {
-  view_->set_scenario(s);
-  steps_.reset(view_->model()->step_count(), view_->step());
 }
 
 }  // namespace hcpsim::gui

@@ -10,19 +10,16 @@
 #include <memory>
 
 #include "gui/models/hp_steps.h"
-#include "gui/views/step_slider.h"
 #include "gui/views/step_view.h"
-
 
 namespace hcpsim::gui {
 
-class HpStepView : public StepView {
+class HpStepView : public ModelStepView<HpStepModel> {
   Q_OBJECT
  public:
   explicit HpStepView(QWidget* parent = nullptr);
   // Throws std::invalid_argument (from HpStepModel) without a hyperparallel: section or with cp < 2.
   void set_scenario(const Scenario& s);
-  const HpStepModel* model() const { return model_.get(); }
   QSize sizeHint() const override { return {1200, 760}; }
   // Cell of CP index i in widget coordinates.
   QRectF member_rect(int cp_index) const;
@@ -33,26 +30,11 @@ class HpStepView : public StepView {
 
  protected:
   void paintEvent(QPaintEvent*) override;
-  int step_count() const override { return model_ ? model_->step_count() : 0; }
 
  private:
   void paint_mesh(class QPainter& p);
   void paint_step_list(class QPainter& p);
-  std::unique_ptr<HpStepModel> model_;
   int drawn_groups_ = 0, drawn_messages_ = 0, drawn_step_rows_ = 0;
-};
-
-// The view with a step slider above it.
-class HpStepPanel : public QWidget {
-  Q_OBJECT
- public:
-  explicit HpStepPanel(QWidget* parent = nullptr);
-  HpStepView* view() const { return view_; }
-  void set_scenario(const Scenario& s);
-
- private:
-  HpStepView* view_;
-  StepSlider steps_;
 };
 
 }  // namespace hcpsim::gui

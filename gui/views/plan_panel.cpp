@@ -1,6 +1,5 @@
 #include "gui/views/plan_panel.h"
 
-#include <QApplication>
 #include <QChartView>
 #include <QDoubleSpinBox>
 #include <QHBoxLayout>
@@ -8,7 +7,6 @@
 #include <QLabel>
 #include <QLineEdit>
 #include <QLineSeries>
-#include <QPointer>
 #include <QProgressBar>
 #include <QPushButton>
 #include <QScatterSeries>
@@ -30,17 +28,14 @@
 
 namespace hcpsim::gui {
 
-PlanPanel::PlanPanel(QWidget* parent) : QWidget(parent) {
+PlanPanel::PlanPanel(QWidget* parent)
+    : RunPanel(parent, tr("Plan"), tr("Plan the current scenario's model on N GPUs (the planner of `hcpsim plan`)."),
+               tr("cancelling after the prediction that runs…")) {
   model_ = new PlanTableModel(this);
   filter_ = new PlanFilterModel(this);
   filter_->setSourceModel(model_);
-  job_ = new BackgroundJob(this);
   timeline_job_ = new BackgroundJob(this);
   build_controls();
-}
-
-PlanPanel::~PlanPanel() {
-  if (cancel_flag_) cancel_flag_->store(true);
 }
 
 void PlanPanel::build_controls() {
@@ -53,20 +48,15 @@ void PlanPanel::build_controls() {
   top_->setRange(1, 100000);
   top_->setValue(200);
   top_->setObjectName("plan.top");
-  run_ = new QPushButton(tr("Plan"), this);
-  cancel_ = new QPushButton(tr("Cancel"), this);
-  cancel_->setEnabled(false);
-  bar_ = new QProgressBar(this);
-  status_ = new QLabel(tr("Plan the current scenario's model on N GPUs (the planner of `hcpsim plan`)."), this);
   bar->addWidget(new QLabel(tr("GPUs"), this));
   bar->addWidget(gpus_);
   bar->addWidget(new QLabel(tr("keep best"), this));
   bar->addWidget(top_);
-  bar->addWidget(run_);
-  bar->addWidget(cancel_);
-  bar->addWidget(bar_, 1);
+  bar->addWidget(run_button());
+  bar->addWidget(cancel_button());
+  bar->addWidget(this->bar(), 1);
   v->addLayout(bar);
-  v->addWidget(status_);
+  v->addWidget(status());
   auto* filters = new QHBoxLayout;
   text_filter_ = new QLineEdit(this);
   text_filter_->setPlaceholderText(tr("layout contains… (e.g. a2a, pp=2)"));
@@ -109,8 +99,6 @@ void PlanPanel::build_controls() {
   split->setStretchFactor(1, 2);
   split->setSizes({780, 520});   // the table's figures visible beside the chart
   v->addWidget(split, 1);
-  connect(run_, &QPushButton::clicked, this, [this] { start(); });
-  connect(cancel_, &QPushButton::clicked, this, &PlanPanel::cancel);
   connect(text_filter_, &QLineEdit::textChanged, filter_, &PlanFilterModel::set_layout_text);
   connect(max_memory_, &QDoubleSpinBox::valueChanged, filter_, &PlanFilterModel::set_max_memory_gib);
   connect(table_, &QTableView::clicked, this, [this](const QModelIndex& i) { select_row(i.row()); });
@@ -125,43 +113,20 @@ void PlanPanel::set_scenario(std::shared_ptr<const Scenario> s) {
 
 void PlanPanel::set_gpus(int gpus) { gpus_->setValue(gpus); }
 
-bool PlanPanel::running() const { return job_->running(); }
-
 bool PlanPanel::start() {
-  if (!base_ || job_->running()) return false;
-  cancel_flag_ = std::make_shared<std::atomic<bool>>(false);
+  if (!base_ || running()) return false;
   planning::PlanOptions options = plan_view_options(gpus_->value(), top_->value());
-  QPointer<PlanPanel> self(this);
-  options.progress = [self](std::size_t done, std::size_t total, std::size_t predicted) {
-    QMetaObject::invokeMethod(qApp, [self, done, total, predicted] {
-      if (!self) return;
-      self->bar_->setRange(0, static_cast<int>(total));
-      self->bar_->setValue(static_cast<int>(done));
-      self->status_->setText(predicted == 0 ? tr("%1 of %2 layouts checked").arg(done).arg(total)
-                                            : tr("%1 fitting layouts predicted").arg(predicted));
-    });
+  options.progress = [show = progress()](std::size_t done, std::size_t total, std::size_t predicted) {
+    show(done, total, predicted == 0 ? tr("%1 of %2 layouts checked").arg(done).arg(total)
+                                     : tr("%1 fitting layouts predicted").arg(predicted));
   };
   auto result = std::make_shared<planning::PlanOutcome>();
   const auto base = base_;
-  const auto flag = cancel_flag_;
   const double capacity = base_->cluster.gpu.memory_bytes / (1024.0 * 1024.0 * 1024.0);
-  disconnect(job_, &BackgroundJob::finished, this, nullptr);
-  connect(job_, &BackgroundJob::finished, this, [this, result, capacity](const QString& error) {
-    run_->setEnabled(true);
-    cancel_->setEnabled(false);
-    if (error.isEmpty()) set_outcome(std::move(*result), capacity);
-    else status_->setText(error);
-    emit plan_finished(error);
-  });
-  run_->setEnabled(false);
-  cancel_->setEnabled(true);
-  bar_->setRange(0, 0);
-  status_->setText(tr("planning…"));
-  return job_->start([result, base, options, flag] { *result = app::plan_layouts(*base, options, "", flag.get()); });
-}
-
-void PlanPanel::cancel() {
-  if (cancel_flag_) cancel_flag_->store(true);
+  return start_work(
+      tr("planning…"),
+      [result, base, options](const std::atomic<bool>* cancel) { *result = app::plan_layouts(*base, options, "", cancel); },
+      [this, result, capacity] { set_outcome(std::move(*result), capacity); });
 }
 
 void PlanPanel::set_outcome(planning::PlanOutcome out, double capacity_gib) {
@@ -172,14 +137,10 @@ void PlanPanel::set_outcome(planning::PlanOutcome out, double capacity_gib) {
                              .arg(out.enumerated).arg(out.invalid).arg(out.out_of_memory).arg(out.closest_misses.size())
                              .arg(out.failed).arg(QString::fromStdString(out.metric));
   model_->set_outcome(std::move(out));
-  bar_->setRange(0, 1);
-  bar_->setValue(1);
-  status_->setText(counts);
+  show_done(counts);
   fill_chart();
   if (filter_->rowCount() > 0) select_row(0);
 }
-
-QString PlanPanel::status_text() const { return status_->text(); }
 
 void PlanPanel::fill_chart() {
   auto* chart = new QChart;
@@ -229,7 +190,7 @@ void PlanPanel::select_row(int row) {
   try {
     layout_->set_layout(std::make_shared<const RankLayout>(RankLayout::from_scenario(e->scenario)));
   } catch (const std::exception& ex) {
-    status_->setText(QString::fromUtf8(ex.what()));
+    set_status(QString::fromUtf8(ex.what()));
   }
   if (timeline_job_->running()) return;   // the next pick draws again
   auto trace = std::make_shared<Trace>();
@@ -237,7 +198,7 @@ void PlanPanel::select_row(int row) {
   disconnect(timeline_job_, &BackgroundJob::finished, this, nullptr);
   connect(timeline_job_, &BackgroundJob::finished, this, [this, trace](const QString& error) {
     if (error.isEmpty()) timeline_->set_traces(from_engine_trace(*trace));
-    else status_->setText(error);
+    else set_status(error);
   });
   timeline_job_->start([trace, s] { *trace = default_predictor().predict(s, "analytic").trace; });
 }

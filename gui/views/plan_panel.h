@@ -2,19 +2,15 @@
 // The plan view: runs the planner (engine/app/plan_run.h) on a worker thread with progress and
 // cancel; a ranked table with filters; a chart of tokens/s per GPU against memory per GPU; the
 // picked row's layout and timeline; two pinned rows compared figure by figure.
-#include <QWidget>
-#include <atomic>
 #include <memory>
 
 #include "engine/planning/planner.h"
 #include "gui/models/plan_table_model.h"
+#include "gui/views/run_panel.h"
 
 class QChartView;
 class QDoubleSpinBox;
-class QLabel;
 class QLineEdit;
-class QProgressBar;
-class QPushButton;
 class QSpinBox;
 class QTableView;
 class QTableWidget;
@@ -26,17 +22,14 @@ class BackgroundJob;
 class LayoutView;
 class TimelineView;
 
-class PlanPanel : public QWidget {
+class PlanPanel : public RunPanel {
   Q_OBJECT
  public:
   explicit PlanPanel(QWidget* parent = nullptr);
-  ~PlanPanel() override;
   void set_scenario(std::shared_ptr<const Scenario> s);   // the base of the next plan (GPUs: its world size)
   void set_gpus(int gpus);
   // Starts the planner in the background; false when one runs or there is no scenario.
-  bool start();
-  void cancel();
-  bool running() const;
+  bool start() override;
   // Shows an outcome (what a finished run does); for screenshots and tests.
   void set_outcome(planning::PlanOutcome out, double capacity_gib);
   // Selects a row of the (filtered) table: its layout, and its timeline predicted in the background.
@@ -47,10 +40,6 @@ class PlanPanel : public QWidget {
   PlanFilterModel* filter() const { return filter_; }
   QTableWidget* compare_table() const { return compare_; }
   QTabWidget* details() const { return details_; }
-  QString status_text() const;
-
- signals:
-  void plan_finished(const QString& error);   // "" on success
 
  private:
   void build_controls();
@@ -69,13 +58,7 @@ class PlanPanel : public QWidget {
   QSpinBox* top_;
   QLineEdit* text_filter_;
   QDoubleSpinBox* max_memory_;
-  QPushButton* run_;
-  QPushButton* cancel_;
-  QProgressBar* bar_;
-  QLabel* status_;
-  BackgroundJob* job_;
   BackgroundJob* timeline_job_;
-  std::shared_ptr<std::atomic<bool>> cancel_flag_;
   double capacity_gib_ = 0;
   int pinned_[2] = {-1, -1};   // source rows
 };

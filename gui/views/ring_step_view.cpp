@@ -34,14 +34,13 @@ bool contains(const std::vector<int>& v, int x) { return std::find(v.begin(), v.
 
 }  // namespace
 
-RingStepView::RingStepView(QWidget* parent) : StepView(parent) {
+RingStepView::RingStepView(QWidget* parent) : ModelStepView(parent) {
   setMinimumSize(640, 400);
   setAutoFillBackground(false);
 }
 
 void RingStepView::set_params(const RingStepParams& p) {
-  model_ = std::make_unique<RingStepModel>(p);
-  model_changed();
+  show_model(std::make_unique<RingStepModel>(p));
 }
 
 QRectF RingStepView::block_rect(int q, int k) const {
@@ -83,7 +82,7 @@ void RingStepView::paint_header(QPainter& p) const {
   if (schedule::schedule_of(P.type).hierarchical()) mode += QStringLiteral(" [%1,%2]").arg(P.a2a).arg(P.cp / P.a2a);
   p.drawText(QPointF(kMargin, 22), QStringLiteral("%1, cp=%2, %3 mask — step %4 of %5")
                                        .arg(mode).arg(P.cp).arg(P.causal ? "causal" : "no")
-                                       .arg(step()).arg(m.steps()));
+                                       .arg(step()).arg(m.step_count()));
   f.setPixelSize(12);
   f.setBold(false);
   p.setFont(f);
@@ -218,13 +217,6 @@ void RingStepView::paint_footer(QPainter& p) const {
              tr("Left: upper half of a cell = queries held (dark = used this step), lower half = K/V buffer (colour of "
                 "its source). Right: colour = ring position that computes the block, s = step; faded = later step; "
                 "outlined = this step; triangle = diagonal block (causal inside)."));
-}
-
-RingStepPanel::RingStepPanel(QWidget* parent) : QWidget(parent), view_(new RingStepView(this)), steps_(this, view_) {}
-
-void RingStepPanel::set_params(const RingStepParams& p) {
-  view_->set_params(p);
-  steps_.reset(view_->model()->steps(), view_->step());
 }
 
 }  // namespace hcpsim::gui

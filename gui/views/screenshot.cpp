@@ -98,9 +98,9 @@ bool render_screenshot(const ScreenshotRequest& r, const Scenario* s, QString* e
       }
       RingStepView v;
       v.set_params(RingStepModel::params_from(*s));
-      v.set_step(r.step < 0 ? v.model()->steps() - 1 : r.step);
-      if (r.step >= v.model()->steps())
-        return fail(error, QStringLiteral("--step %1: this schedule has steps 0..%2").arg(r.step).arg(v.model()->steps() - 1));
+      v.set_step(r.step < 0 ? v.model()->step_count() - 1 : r.step);
+      if (r.step >= v.model()->step_count())
+        return fail(error, QStringLiteral("--step %1: this schedule has steps 0..%2").arg(r.step).arg(v.model()->step_count() - 1));
       return finish(v, r, error);
     }
     if (r.view == "timeline") {

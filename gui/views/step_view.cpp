@@ -16,6 +16,7 @@ void StepView::set_step(int step) {
 void StepView::model_changed() {
   step_ = std::clamp(step_, 0, step_count() - 1);
   update();
+  emit steps_changed(step_count(), step_);
 }
 
 }  // namespace hcpsim::gui

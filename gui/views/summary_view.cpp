@@ -24,6 +24,20 @@ void clear_layout(QLayout* l) {
 
 }  // namespace
 
+// One horizontal bar: the memory items stacked, a line at the capacity.
+class MemoryBar : public QWidget {
+ public:
+  explicit MemoryBar(QWidget* parent = nullptr);
+  void set_summary(const Summary& s);
+  QSize sizeHint() const override { return {600, 90}; }
+
+ protected:
+  void paintEvent(QPaintEvent*) override;
+
+ private:
+  Summary s_;
+};
+
 MemoryBar::MemoryBar(QWidget* parent) : QWidget(parent) { setMinimumHeight(90); }
 
 void MemoryBar::set_summary(const Summary& s) {

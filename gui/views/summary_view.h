@@ -10,20 +10,7 @@ class QLabel;
 
 namespace hcpsim::gui {
 
-// One horizontal bar: the memory items stacked, a line at the capacity.
-class MemoryBar : public QWidget {
-  Q_OBJECT
- public:
-  explicit MemoryBar(QWidget* parent = nullptr);
-  void set_summary(const Summary& s);
-  QSize sizeHint() const override { return {600, 90}; }
-
- protected:
-  void paintEvent(QPaintEvent*) override;
-
- private:
-  Summary s_;
-};
+class MemoryBar;   // the memory breakdown's bar (summary_view.cpp)
 
 class SummaryView : public QWidget {
   Q_OBJECT

@@ -148,7 +148,7 @@ TEST(ScenarioEditor, FormShowsTheWholeJobSwitches) {
 // Run ▸ Sweep in this process: the window stays responsive, the points arrive as rows, Cancel stops.
 TEST(SweepPanel, SweepsInTheBackgroundWhileTheEventLoopTurns) {
   SweepPanel p;
-  QSignalSpy done(&p, &SweepPanel::sweep_finished);
+  QSignalSpy done(&p, &SweepPanel::run_finished);
   p.set_file(HCPSIM_SOURCE_DIR "/scenarios/llama3-8b-64k-dgx-h100-p2p.yaml");
   p.set_vary("model.context_parallel_size=2,4 simulation.backend=analytic");
   ASSERT_TRUE(p.start());
@@ -165,7 +165,7 @@ TEST(SweepPanel, SweepsInTheBackgroundWhileTheEventLoopTurns) {
 
 TEST(SweepPanel, CancelStopsTheSweep) {
   SweepPanel p;
-  QSignalSpy done(&p, &SweepPanel::sweep_finished);
+  QSignalSpy done(&p, &SweepPanel::run_finished);
   p.set_file(HCPSIM_SOURCE_DIR "/scenarios/llama3-8b-64k-dgx-h100-p2p.yaml");
   p.set_vary("model.context_parallel_size=1,2,4,8 model.cp_comm_type=p2p,a2a,all_gather "
              "model.seq_length=16384,32768,65536 simulation.backend=analytic");

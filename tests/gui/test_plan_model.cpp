@@ -41,6 +41,11 @@ TEST(PlanModel, RowsAreThePlannersRankingBestFirst) {
   EXPECT_EQ(m.data(m.index(0, PlanTableModel::Layout)).toString().toStdString(), out.best[0].candidate.label());
   EXPECT_DOUBLE_EQ(m.data(m.index(0, PlanTableModel::StepTime), Qt::UserRole).toDouble(), out.best[0].result.metrics.step_s);
   EXPECT_FALSE(m.data(m.index(0, PlanTableModel::Layout), Qt::ToolTipRole).toString().isEmpty());   // the sentence
+  // One header name per column, in the columns' order.
+  EXPECT_EQ(m.columnCount(), PlanTableModel::ColumnCount);
+  EXPECT_EQ(m.column("layout"), PlanTableModel::Layout);
+  EXPECT_EQ(m.headerData(PlanTableModel::MemoryGiB, Qt::Horizontal).toString(), "memory per GPU (GiB)");
+  EXPECT_FALSE(m.headerData(PlanTableModel::ColumnCount, Qt::Horizontal).isValid());
 }
 
 TEST(PlanModel, TiesWithTheBestAreMarkedInTheRankColumn) {

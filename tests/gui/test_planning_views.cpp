@@ -94,7 +94,7 @@ TEST(PlanPanel, RunsInTheBackgroundAndCancels) {
   auto s = std::make_shared<const Scenario>(small_scenario());
   PlanPanel p;
   p.set_scenario(s);
-  QSignalSpy done(&p, &PlanPanel::plan_finished);
+  QSignalSpy done(&p, &PlanPanel::run_finished);
   ASSERT_TRUE(p.start());
   EXPECT_TRUE(p.running());
   EXPECT_FALSE(p.start());   // one at a time

@@ -26,7 +26,7 @@ TEST(RingSteps, SectionTableForRingOfFourMatchesSpec) {
                               {"3d", "2l", "1l", "0l"}};
   for (int a2a : {1, 2}) {   // flat p2p cp=4, and a2a+p2p [2,4] (ring level identical)
     const RingStepModel m(params(4 * a2a, a2a, a2a == 1 ? CpCommType::P2P : CpCommType::A2AP2P));
-    ASSERT_EQ(m.steps(), 4);
+    ASSERT_EQ(m.step_count(), 4);
     for (int p = 0; p < 4; ++p) {
       for (int t = 0; t < 4; ++t) {
         const RankStep r = m.rank_step(p * a2a, t);
@@ -100,7 +100,7 @@ TEST(RingSteps, FlatRingIsLoadBalanced) {
 
 TEST(RingSteps, AllGatherBalancedAcrossRanksToo) {
   const RingStepModel m(params(4, 1, CpCommType::AllGather));
-  EXPECT_EQ(m.steps(), 2);
+  EXPECT_EQ(m.step_count(), 2);
   for (int r = 0; r < 4; ++r) EXPECT_EQ(m.blocks_of_owner(r), 9);
   // Step 0 of rank 1: query chunk C1 against the KV prefix C0, C1 (bottom-right causal).
   EXPECT_EQ(m.rank_step(1, 0).kv_chunks_used, (std::vector<int>{0, 1}));

@@ -57,7 +57,7 @@ TEST_P(RingVsGraph, SourcesAndSectionsAgree) {
     ++checked;
   }
   // One kernel per rank and ring step.
-  EXPECT_EQ(checked, c.cp * m.steps());
+  EXPECT_EQ(checked, c.cp * m.step_count());
 }
 
 INSTANTIATE_TEST_SUITE_P(Schedules, RingVsGraph,

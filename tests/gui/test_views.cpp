@@ -5,7 +5,9 @@
 #include <QApplication>
 #include <QFile>
 #include <QImage>
+#include <QLabel>
 #include <QSignalSpy>
+#include <QSlider>
 #include <QTemporaryDir>
 #include <QTest>
 
@@ -14,6 +16,7 @@
 #include "gui/views/layout_view.h"
 #include "gui/views/ring_step_view.h"
 #include "gui/views/screenshot.h"
+#include "gui/views/step_panel.h"
 #include "gui/views/timeline_view.h"
 #include "view_test_helpers.h"
 
@@ -125,6 +128,28 @@ TEST(Screenshot, RingMatrixColouredByRingPosition) {
   QString err;
   EXPECT_FALSE(render_screenshot(r, &s, &err));
   EXPECT_TRUE(err.contains("steps 0..1")) << err.toStdString();
+}
+
+// The panel's slider takes the range of each new model by itself and follows the view both ways.
+TEST(StepPanel, SliderFollowsTheViewsSteps) {
+  StepPanel<RingStepView> p;
+  p.view()->set_params(RingStepModel::params_from(scenario()));   // a ring of 2: steps 0..1
+  auto* slider = p.findChild<QSlider*>();
+  auto* label = p.findChild<QLabel*>();
+  ASSERT_NE(slider, nullptr);
+  ASSERT_NE(label, nullptr);
+  EXPECT_EQ(slider->maximum(), p.view()->model()->step_count() - 1);
+  EXPECT_EQ(slider->maximum(), 1);
+  p.view()->set_step(1);
+  EXPECT_EQ(slider->value(), 1);
+  EXPECT_EQ(label->text(), "step 1");
+  slider->setValue(0);
+  EXPECT_EQ(p.view()->step(), 0);
+  Scenario four = scenario();   // a ring of 4 after a new model
+  four.model.cp_comm_type = {CpCommType::P2P};
+  four.model.hierarchical_context_parallel_sizes.clear();
+  p.view()->set_params(RingStepModel::params_from(four));
+  EXPECT_EQ(slider->maximum(), 3);
 }
 
 TEST(Screenshot, TimelineFromFileHasKindsAndCriticalPath) {

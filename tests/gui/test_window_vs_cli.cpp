@@ -101,7 +101,7 @@ TEST(WindowVsCli, StepTimelineIsTheCliStepTrace) {
 TEST(WindowVsCli, SweepTabIsTheCliSweep) {
   const QStringList vary{"model.context_parallel_size=2,4,8", "model.cp_comm_type=p2p,a2a", "simulation.backend=analytic"};
   MainWindow w;
-  QSignalSpy done(w.sweep(), &SweepPanel::sweep_finished);
+  QSignalSpy done(w.sweep(), &SweepPanel::run_finished);
   w.sweep()->set_file(kScenario);
   w.sweep()->set_vary(vary.join(' '));
   ASSERT_TRUE(w.sweep()->start());
