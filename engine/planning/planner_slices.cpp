@@ -113,7 +113,7 @@ double kth_best(const std::vector<PointResult>& rs, const std::function<std::str
 
 }  // namespace
 
-void predict_pruned(const SliceOrder& o, const std::vector<std::string>& keys, const std::vector<double>& bound,
+void predict_pruned(const SliceOrder& o, const std::vector<std::string>& keys, const SliceBounds& bounds,
                     const std::function<std::string(std::size_t)>& plain_label, const std::string& metric,
                     const PlanOptions& options, const std::function<void(std::size_t)>& fn,
                     std::vector<PointResult>& rs) {
@@ -142,9 +142,16 @@ void predict_pruned(const SliceOrder& o, const std::vector<std::string>& keys, c
   const bool higher = metric_higher_is_better(metric);
   // Strictly worse, with a margin far above rounding: a layout equal to the K-th could still be listed.
   auto below = [&](double b) { return !std::isnan(b) && (higher ? b < kth * (1 - 1e-9) : b > kth * (1 + 1e-9)); };
+  std::vector<std::vector<double>> bound(o.firsts.size());   // by slice, as members[i]
+  if (!std::isnan(kth))
+    for_each_index(large.size(), options.threads, [&](std::size_t j) {
+      const std::size_t i = large[j];
+      bound[i] = bounds(o.firsts[i], members[i]);
+    });
   std::vector<std::size_t> keep;
   for (std::size_t i : large) {
-    const bool out = !std::isnan(kth) && std::all_of(members[i].begin(), members[i].end(), [&](std::size_t k) { return below(bound[k]); });
+    const bool out = !std::isnan(kth) && bound[i].size() == members[i].size() &&
+                     std::all_of(bound[i].begin(), bound[i].end(), [&](double b) { return below(b); });
     if (!out) {
       keep.push_back(i);
       continue;
