@@ -93,14 +93,15 @@ struct PlanOptions {
   // Leaving out slices that cannot place (single process, threads; docs/planning.md): with bounds
   // on the step time the predictor gives (true lower bounds, e.g. planner_bound.h's for the analytic
   // backend), the slices whose estimated layer graph has at least `prune_above_tasks` tasks are
-  // predicted after the others and left out when every candidate of theirs is bounded below the
-  // K-th best listed so far (counted in PlanOutcome::not_predicted). prune false: every slice runs.
+  // predicted after the others, in rounds of growing size, and left out when every candidate of
+  // theirs is bounded below the K-th best listed so far (counted in PlanOutcome::not_predicted).
+  // prune false: every slice runs.
   // step_lower_bounds(members, layer_run): seconds for each candidate of one slice (0: none), whose
   // layer times are those of the graph of `layer_run`, the slice's candidate the predictor runs
   // (the others reuse its layer times); asked once per slice.
   bool prune = true;
   std::function<std::vector<double>(const std::vector<Scenario>& members, const Scenario& layer_run)> step_lower_bounds;
-  double prune_above_tasks = 2e6;
+  double prune_above_tasks = 1e5;
   // Called now and then with (candidates checked, candidates in all, predicted so far).
   std::function<void(std::size_t, std::size_t, std::size_t)> progress;
 };
