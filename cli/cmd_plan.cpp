@@ -117,12 +117,14 @@ int run_plan_command(const PlanArgs& a, MpiJob* job) {
   po.search.hyperparallel = a.hyperparallel;
   po.prune = !a.no_prune;
   // The step-time bound holds for the analytic backend's layer graphs (planner_bound.h).
-  // Every layout keeps the base's cluster, so its kernel overhead (and calibration file) is read once.
+  // Every layout keeps the base's cluster, so its cost model (and calibration file) is built once.
   // A cost model that cannot be built leaves the bound out; the predictions then report why.
   if (a.backend == "analytic") {
     try {
-      const double overhead_s = CostModel(base).kernel_overhead_s();
-      po.step_lower_bound = [overhead_s](const Scenario& s) { return step_lower_bound_given_overhead_s(s, overhead_s); };
+      auto cost = std::make_shared<const CostModel>(base);
+      po.step_lower_bounds = [cost](const std::vector<Scenario>& members, const Scenario& layer_run) {
+        return step_lower_bounds_s(members, layer_run, *cost);
+      };
     } catch (const std::exception&) {
     }
   }

@@ -101,18 +101,21 @@ std::vector<PointResult> predict_share(const Scenario& base, const std::vector<P
   std::vector<std::string> keys(which.size());
   for_each_index(which.size(), options.threads, [&](std::size_t k) { keys[k] = slice_key(scenario_of(k)); });
   const SliceOrder o = slice_order(keys, [&](std::size_t k) { return slice_graph_tasks(scenario_of(k)); });
-  if (options.prune && options.step_lower_bound) {
+  if (options.prune && options.step_lower_bounds) {
     auto plain_label = [&](std::size_t k) {
       PlanCandidate c = all[kept[which[k]].index];
       c.order = "tp-cp-ep-dp-pp";
       return c.label();
     };
-    std::vector<double> bound(which.size());
-    for_each_index(which.size(), options.threads, [&](std::size_t k) {
-      const Scenario s = scenario_of(k);
-      bound[k] = metric_bound(s, metric, options.step_lower_bound(s));
-    });
-    predict_pruned(o, keys, bound, plain_label, metric, options, predict_k, rs);
+    auto bounds = [&](std::size_t first, const std::vector<std::size_t>& members) {
+      std::vector<Scenario> ss;
+      for (std::size_t k : members) ss.push_back(scenario_of(k));
+      std::vector<double> b = options.step_lower_bounds(ss, scenario_of(first));
+      if (b.size() != members.size()) throw std::logic_error("plan: step_lower_bounds gave a bound count unlike its members'");
+      for (std::size_t j = 0; j < b.size(); ++j) b[j] = metric_bound(ss[j], metric, b[j]);
+      return b;
+    };
+    predict_pruned(o, keys, bounds, plain_label, metric, options, predict_k, rs);
     return rs;
   }
   std::vector<double> weight = o.tasks;

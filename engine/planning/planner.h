@@ -90,14 +90,18 @@ struct PlanOptions {
   // and ranks them. nullptr or one rank: this process does everything. The ranks other than 0
   // return an outcome without `best` and without counts.
   PointDistribution* distribution = nullptr;
-  // Leaving out slices that cannot place (single process, threads; docs/planning.md): with a bound
-  // on the step time the predictor gives (a true lower bound, e.g. planner_bound.h's for the analytic
+  // Leaving out slices that cannot place (single process, threads; docs/planning.md): with bounds
+  // on the step time the predictor gives (true lower bounds, e.g. planner_bound.h's for the analytic
   // backend), the slices whose estimated layer graph has at least `prune_above_tasks` tasks are
-  // predicted after the others and left out when every candidate of theirs is bounded below the
-  // K-th best listed so far (counted in PlanOutcome::not_predicted). prune false: every slice runs.
+  // predicted after the others, in rounds of growing size, and left out when every candidate of
+  // theirs is bounded below the K-th best listed so far (counted in PlanOutcome::not_predicted).
+  // prune false: every slice runs.
+  // step_lower_bounds(members, layer_run): seconds for each candidate of one slice (0: none), whose
+  // layer times are those of the graph of `layer_run`, the slice's candidate the predictor runs
+  // (the others reuse its layer times); asked once per slice.
   bool prune = true;
-  std::function<double(const Scenario&)> step_lower_bound;
-  double prune_above_tasks = 2e6;
+  std::function<std::vector<double>(const std::vector<Scenario>& members, const Scenario& layer_run)> step_lower_bounds;
+  double prune_above_tasks = 1e5;
   // Called now and then with (candidates checked, candidates in all, predicted so far).
   std::function<void(std::size_t, std::size_t, std::size_t)> progress;
 };

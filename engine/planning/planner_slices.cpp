@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <cmath>
 #include <map>
+#include <string_view>
 #include <unordered_map>
 #include <condition_variable>
 #include <exception>
@@ -90,71 +91,150 @@ void for_each_index_within(std::size_t n, int threads, const std::vector<double>
   if (error) std::rethrow_exception(error);
 }
 
+
 namespace {
 
-// The K-th best metric value of the predictions made, one per label (its best); NaN below K labels.
-double kth_best(const std::vector<PointResult>& rs, const std::function<std::string(std::size_t)>& plain_label,
-                const std::string& metric, int top) {
-  const bool higher = metric_higher_is_better(metric);
-  std::map<std::string, double> best;
-  for (std::size_t k = 0; k < rs.size(); ++k) {
-    if (rs[k].status != PointStatus::Ok) continue;
-    const double v = metric_value(rs[k], metric);
-    if (std::isnan(v)) continue;   // not predicted (yet)
-    const auto [it, added] = best.emplace(plain_label(k), v);
-    if (!added) it->second = higher ? std::max(it->second, v) : std::min(it->second, v);
+// The state of predict_pruned: the slices' items, their bounds once asked, and the checks against
+// the K-th best so far (which only rises as more items are predicted, so an item left out against
+// it stays below the final one: never listed, never the same numbers as a listed one).
+class Pruner {
+ public:
+  Pruner(const SliceOrder& o, const std::vector<std::string>& keys, const SliceBounds& bounds,
+         const std::function<std::string(std::size_t)>& plain_label, const std::string& metric,
+         const PlanOptions& options, const std::function<void(std::size_t)>& fn, std::vector<PointResult>& rs)
+      : o_(o), bounds_(bounds), metric_(metric), options_(options), fn_(fn), rs_(rs),
+        higher_(metric_higher_is_better(metric)), members_(o.firsts.size()), label_(keys.size()),
+        bound_(keys.size(), std::nan("")), bounded_(o.firsts.size(), 0) {
+    std::unordered_map<std::string, std::size_t> slice_of;
+    for (std::size_t i = 0; i < o.firsts.size(); ++i) slice_of.emplace(keys[o.firsts[i]], i);
+    for (std::size_t k = 0; k < keys.size(); ++k) members_[slice_of.at(keys[k])].push_back(k);
+    for_each_index(keys.size(), options.threads, [&](std::size_t k) { label_[k] = plain_label(k); });
   }
-  std::vector<double> v;
-  for (const auto& [label, x] : best) v.push_back(x);
-  if (top < 1 || v.size() < static_cast<std::size_t>(top)) return std::nan("");
-  std::sort(v.begin(), v.end(), [&](double a, double b) { return higher ? a > b : a < b; });
-  return v[static_cast<std::size_t>(top) - 1];
-}
 
-}  // namespace
-
-void predict_pruned(const SliceOrder& o, const std::vector<std::string>& keys, const std::vector<double>& bound,
-                    const std::function<std::string(std::size_t)>& plain_label, const std::string& metric,
-                    const PlanOptions& options, const std::function<void(std::size_t)>& fn,
-                    std::vector<PointResult>& rs) {
-  std::unordered_map<std::string, std::size_t> slice_of;
-  for (std::size_t i = 0; i < o.firsts.size(); ++i) slice_of.emplace(keys[o.firsts[i]], i);
-  std::vector<std::vector<std::size_t>> members(o.firsts.size());   // items of each slice, ascending
-  for (std::size_t k = 0; k < keys.size(); ++k) members[slice_of.at(keys[k])].push_back(k);
-  std::vector<std::size_t> small, large;
-  for (std::size_t i = 0; i < o.firsts.size(); ++i) (o.tasks[i] < options.prune_above_tasks ? small : large).push_back(i);
-  // The first item of each slice (few large graphs at once), then the others from the cache.
-  auto run = [&](const std::vector<std::size_t>& slices) {
+  // Runs `slices` (largest first): the first item of each (few large graphs at once), then the
+  // others from the cache, the most promising first, each left out when its bound is below the
+  // K-th best at the time.
+  void run(const std::vector<std::size_t>& slices) {
     std::vector<std::size_t> firsts, rest;
     std::vector<double> weight;
     for (std::size_t i : slices) {
-      firsts.push_back(o.firsts[i]);
-      weight.push_back(o.tasks[i] < kSmallSliceTasks ? 0.0 : o.tasks[i]);
-      for (std::size_t k : members[i])
-        if (k != o.firsts[i]) rest.push_back(k);
+      firsts.push_back(o_.firsts[i]);
+      weight.push_back(o_.tasks[i] < kSmallSliceTasks ? 0.0 : o_.tasks[i]);
+      for (std::size_t k : members_[i])
+        if (k != o_.firsts[i]) rest.push_back(k);
     }
     std::sort(rest.begin(), rest.end());
-    for_each_index_within(firsts.size(), options.threads, weight, kSliceTasksAtOnce, [&](std::size_t i) { fn(firsts[i]); });
-    for_each_index(rest.size(), options.threads, [&](std::size_t i) { fn(rest[i]); });
-  };
-  run(small);
-  const double kth = kth_best(rs, plain_label, metric, options.top);
-  const bool higher = metric_higher_is_better(metric);
-  // Strictly worse, with a margin far above rounding: a layout equal to the K-th could still be listed.
-  auto below = [&](double b) { return !std::isnan(b) && (higher ? b < kth * (1 - 1e-9) : b > kth * (1 + 1e-9)); };
-  std::vector<std::size_t> keep;
-  for (std::size_t i : large) {
-    const bool out = !std::isnan(kth) && std::all_of(members[i].begin(), members[i].end(), [&](std::size_t k) { return below(bound[k]); });
-    if (!out) {
-      keep.push_back(i);
-      continue;
-    }
-    for (std::size_t k : members[i]) {
-      rs[k].status = PointStatus::Invalid;
-      rs[k].message = kNotPredicted;
+    for_each_index_within(firsts.size(), options_.threads, weight, kSliceTasksAtOnce, [&](std::size_t i) { fn_(firsts[i]); });
+    bound_slices(slices);
+    // No bound (NaN) first, then the best bounds; ties in item order.
+    auto key = [&](std::size_t k) { return std::isnan(bound_[k]) ? -INFINITY : higher_ ? -bound_[k] : bound_[k]; };
+    std::stable_sort(rest.begin(), rest.end(), [&](std::size_t a, std::size_t b) { return key(a) < key(b); });
+    constexpr std::size_t kChunk = 128;   // items predicted between two looks at the K-th best
+    for (std::size_t at = 0; at < rest.size(); at += kChunk) {
+      const double kth = kth_best();
+      std::vector<std::size_t> keep;
+      for (std::size_t j = at; j < std::min(rest.size(), at + kChunk); ++j) {
+        if (below(kth, bound_[rest[j]])) leave_out(rest[j]);
+        else keep.push_back(rest[j]);
+      }
+      std::sort(keep.begin(), keep.end());
+      for_each_index(keep.size(), options_.threads, [&](std::size_t j) { fn_(keep[j]); });
     }
   }
-  run(keep);
+
+  // `slices` without those whose every item is bounded below the K-th best now (left out).
+  std::vector<std::size_t> prune(const std::vector<std::size_t>& slices) {
+    const double kth = kth_best();
+    if (std::isnan(kth)) return slices;
+    bound_slices(slices);
+    std::vector<std::size_t> keep;
+    for (std::size_t i : slices) {
+      const auto& m = members_[i];
+      if (!std::all_of(m.begin(), m.end(), [&](std::size_t k) { return below(kth, bound_[k]); })) {
+        keep.push_back(i);
+        continue;
+      }
+      for (std::size_t k : m) leave_out(k);
+    }
+    return keep;
+  }
+
+ private:
+  // The K-th best metric value of the predictions made, one per label (its best); NaN below K labels.
+  double kth_best() const {
+    std::map<std::string_view, double> best;
+    for (std::size_t k = 0; k < rs_.size(); ++k) {
+      if (rs_[k].status != PointStatus::Ok) continue;
+      const double v = metric_value(rs_[k], metric_);
+      if (std::isnan(v)) continue;   // not predicted (yet)
+      const auto [it, added] = best.emplace(label_[k], v);
+      if (!added) it->second = higher_ ? std::max(it->second, v) : std::min(it->second, v);
+    }
+    std::vector<double> v;
+    for (const auto& [label, x] : best) v.push_back(x);
+    const int top = options_.top;
+    if (top < 1 || v.size() < static_cast<std::size_t>(top)) return std::nan("");
+    std::sort(v.begin(), v.end(), [&](double a, double b) { return higher_ ? a > b : a < b; });
+    return v[static_cast<std::size_t>(top) - 1];
+  }
+
+  // Strictly worse, with a margin far above rounding: a layout equal to the K-th could still be listed.
+  bool below(double kth, double b) const {
+    if (std::isnan(kth) || std::isnan(b)) return false;
+    return higher_ ? b < kth * (1 - 1e-9) : b > kth * (1 + 1e-9);
+  }
+
+  // The bounds of the items of `slices` not asked yet (once per slice, on the threads).
+  void bound_slices(const std::vector<std::size_t>& slices) {
+    std::vector<std::size_t> need;
+    for (std::size_t i : slices)
+      if (!bounded_[i]) need.push_back(i);
+    for_each_index(need.size(), options_.threads, [&](std::size_t j) {
+      const std::size_t i = need[j];
+      const std::vector<double> b = bounds_(o_.firsts[i], members_[i]);
+      if (b.size() == members_[i].size())
+        for (std::size_t m = 0; m < b.size(); ++m) bound_[members_[i][m]] = b[m];
+      bounded_[i] = 1;
+    });
+  }
+
+  void leave_out(std::size_t k) {
+    rs_[k].status = PointStatus::Invalid;
+    rs_[k].message = kNotPredicted;
+  }
+
+  const SliceOrder& o_;
+  const SliceBounds& bounds_;
+  const std::string& metric_;
+  const PlanOptions& options_;
+  const std::function<void(std::size_t)>& fn_;
+  std::vector<PointResult>& rs_;
+  bool higher_;
+  std::vector<std::vector<std::size_t>> members_;   // items of each slice, ascending
+  std::vector<std::string> label_;                  // plain_label of each item
+  std::vector<double> bound_;                       // each item's bound in the metric's terms; NaN: none (yet)
+  std::vector<char> bounded_;                       // by slice: its bounds were asked
+};
+
+}  // namespace
+
+void predict_pruned(const SliceOrder& o, const std::vector<std::string>& keys, const SliceBounds& bounds,
+                    const std::function<std::string(std::size_t)>& plain_label, const std::string& metric,
+                    const PlanOptions& options, const std::function<void(std::size_t)>& fn,
+                    std::vector<PointResult>& rs) {
+  Pruner p(o, keys, bounds, plain_label, metric, options, fn, rs);
+  // o.firsts is largest first: walk it from the end for growing sizes. A round holds the slices from
+  // the smallest left up to twice its size; within a round, largest first (ascending index).
+  std::size_t left = o.firsts.size();
+  std::vector<std::size_t> round;
+  while (left > 0 && o.tasks[left - 1] < options.prune_above_tasks) round.insert(round.begin(), --left);
+  p.run(round);
+  while (left > 0) {
+    const double limit = 2 * o.tasks[left - 1];
+    round.assign(1, --left);
+    while (left > 0 && o.tasks[left - 1] < limit) round.insert(round.begin(), --left);
+    p.run(p.prune(round));
+  }
 }
 
 }  // namespace hcpsim::planning

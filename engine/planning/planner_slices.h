@@ -43,12 +43,20 @@ void for_each_index_within(std::size_t n, int threads, const std::vector<double>
 // The message of a candidate its slice's bound left out (PointStatus::Invalid).
 inline constexpr const char* kNotPredicted = "not predicted: bound below the K-th best";
 
-// The slices of `o` (keys[k]: item k's slice) predicted with fn(k) into `rs`, leaving out slices that
-// cannot place: first the slices below options.prune_above_tasks estimated tasks, every item; then
-// the others, except those whose every item has a bound (bound[k], in the metric's terms; NaN: none)
-// worse than the K-th best (options.top) of the predictions so far, one per layout label without
-// dist.order (plain_label(k)); the items of those are marked kNotPredicted.
-void predict_pruned(const SliceOrder& o, const std::vector<std::string>& keys, const std::vector<double>& bound,
+// Bounds of a slice's items in the metric's terms (NaN: none): bounds(first, members)[j] for item
+// members[j], where `first` is the item the slice's backend run is made for.
+using SliceBounds = std::function<std::vector<double>(std::size_t first, const std::vector<std::size_t>& members)>;
+
+// The slices of `o` (keys[k]: item k's slice) predicted with fn(k) into `rs`, leaving out what
+// cannot place: first the slices below options.prune_above_tasks estimated tasks; then the others in
+// rounds of growing size (a round: the smallest slice left and those below twice its estimated
+// tasks), each round without the slices whose every item has a bound (asked once per slice, on
+// options.threads threads) worse than the K-th best (options.top) of the predictions made before
+// the round, one per layout label without dist.order (plain_label(k)). In every slice run, the item
+// the graph is built for goes first; the others (from the cache) follow, best bound first, each
+// left out when its own bound is worse than the K-th best at the time. Items left out are marked
+// kNotPredicted.
+void predict_pruned(const SliceOrder& o, const std::vector<std::string>& keys, const SliceBounds& bounds,
                     const std::function<std::string(std::size_t)>& plain_label, const std::string& metric,
                     const PlanOptions& options, const std::function<void(std::size_t)>& fn,
                     std::vector<PointResult>& rs);

@@ -1,6 +1,7 @@
 // cp_comm_type a2a+p2p: an all-to-all inside level-0 groups, a KV ring over level-1 groups
 // (docs/schedules.md "a2a+p2p"); its builders are in a2a_p2p.cpp.
 #include "engine/schedule/a2a_p2p.h"
+#include "engine/schedule/p2p_ring.h"
 #include "engine/schedule/schedule_descriptor.h"
 #include "engine/schedule/schedule_text.h"
 
@@ -41,6 +42,23 @@ std::string explain(const ExplainFacts& f) {
   return why;
 }
 
+// The level-1 ring of [A, P]: P ranks (A = 1: the flat ring over the same groups); P = 1 is the
+// a2a alone and no sizes is refused by the builder: no ring then.
+int kv_ring_ranks(const Scenario& s) {
+  const auto& h = s.model.hierarchical_context_parallel_sizes;
+  return h.size() == 2 && h[1] >= 2 ? h[1] : 0;
+}
+
+// Its block as a2a_p2p.cpp builds it: A = 1, the flat ring's (c = s / 2, all KV heads); otherwise
+// K and V of 2c = S / P tokens (c = S / (2P)) for the KV heads of one a2a rank (g_t / A).
+double kv_ring_block_bytes(const Scenario& s) {
+  const Sizes z = sizes_of(s);
+  const auto& h = s.model.hierarchical_context_parallel_sizes;
+  if (h.size() != 2 || h[0] < 1 || h[1] < 1) return 0.0;
+  if (h[0] == 1) return ring_kv_block_bytes(z, z.g_t, z.s / 2);
+  return ring_kv_block_bytes(z, z.g_t / h[0], z.S / (2 * h[1]));
+}
+
 }  // namespace
 
 extern const ScheduleDescriptor kA2aP2pSchedule = {
@@ -49,6 +67,7 @@ extern const ScheduleDescriptor kA2aP2pSchedule = {
         "then a KV ring over the level-1 groups",
     .a2a = A2aLevel::FirstLevel, .ring = true, .build_forward = build_a2a_p2p_forward,
     .build_backward = build_a2a_p2p_backward, .tasks_per_rank = tasks, .steps_per_rank = steps, .buffers = buffers,
-    .explain = explain};
+    .explain = explain, .kv_ring_ranks = kv_ring_ranks, .kv_ring_block_bytes = kv_ring_block_bytes,
+    .kv_ring_group = GroupKind::HCP_P2P};
 
 }  // namespace hcpsim::schedule

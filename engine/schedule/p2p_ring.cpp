@@ -32,6 +32,7 @@
 #include <stdexcept>
 
 #include "engine/schedule/comm_op.h"
+#include "engine/schedule/schedule_descriptor.h"
 
 namespace hcpsim::schedule {
 
@@ -45,6 +46,20 @@ MaskSection ring_backward_section(int i, int r, int R, bool causal) {
   if (!causal) return MaskSection::Full;
   if (i == R - 1) return MaskSection::Diagonal;
   return i >= R - r - 1 ? MaskSection::Lower : MaskSection::Upper;
+}
+
+double ring_kv_block_bytes(const Sizes& z, int kv_heads, std::int64_t c) {
+  const double tokens = static_cast<double>(z.b) * static_cast<double>(2 * c);
+  return tokens * kv_heads * (z.d_qk + z.d_v) * z.e;
+}
+
+RingPassWork ring_pass_work(int R, Pass pass) {
+  if (pass == Pass::Forward) return {.compute_kernels = 2 * R + 2, .exchanges = R - 1};
+  return {.compute_kernels = 3 * R + 1, .exchanges = R};
+}
+
+double ring_exchange_bytes(int R, Pass pass, int step, double block_bytes) {
+  return pass == Pass::Forward ? block_bytes : ring_backward_message_bytes(step, R, block_bytes);
 }
 
 double ring_backward_message_bytes(int i, int R, double m_kv_bytes) {
@@ -79,7 +94,7 @@ struct RankBytes {
 RankBytes rank_bytes(const ScheduleContext& ctx, const RingIO& io) {
   const auto& z = ctx.sz;
   const double tokens = static_cast<double>(z.b) * static_cast<double>(2 * io.c);
-  return {tokens * io.kv_heads * (z.d_qk + z.d_v) * z.e, tokens * io.heads * z.d_qk * z.e,
+  return {ring_kv_block_bytes(z, io.kv_heads, io.c), tokens * io.heads * z.d_qk * z.e,
           tokens * io.heads * z.d_v * z.e, tokens * io.heads * 4.0};
 }
 

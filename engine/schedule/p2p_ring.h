@@ -21,6 +21,8 @@ struct RingIO {
 MaskSection ring_forward_section(int i, int r, bool causal);
 // Backward section of step i: diag i=R-1, lower i>=R-r-1, upper otherwise.
 MaskSection ring_backward_section(int i, int r, int R, bool causal);
+// Bytes of the K/V block one ring rank holds and forwards (2c tokens of kv_heads heads).
+double ring_kv_block_bytes(const Sizes& z, int kv_heads, std::int64_t c);
 // Bytes one rank sends in backward ring step i: M_kv (i=0), 2*M_kv (0<i<R-1), M_kv (i=R-1).
 double ring_backward_message_bytes(int i, int R, double m_kv_bytes);
 

@@ -1,6 +1,7 @@
 // cp_comm_type p2p: the flat KV ring over each CP group (docs/schedules.md "p2p ring"); its builders
 // are in a2a_p2p.cpp, the ring itself in p2p_ring.cpp.
 #include "engine/schedule/a2a_p2p.h"
+#include "engine/schedule/p2p_ring.h"
 #include "engine/schedule/schedule_descriptor.h"
 #include "engine/schedule/schedule_text.h"
 
@@ -29,6 +30,14 @@ std::string explain(const ExplainFacts& f) {
   return why;
 }
 
+int kv_ring_ranks(const Scenario& s) { return s.cp() >= 2 ? s.cp() : 0; }
+
+// The flat ring's block: K and V of the rank's s = S / cp tokens (half-chunk c = s / 2, as built).
+double kv_ring_block_bytes(const Scenario& s) {
+  const Sizes z = sizes_of(s);
+  return ring_kv_block_bytes(z, z.g_t, z.s / 2);
+}
+
 }  // namespace
 
 extern const ScheduleDescriptor kP2pSchedule = {
@@ -36,6 +45,7 @@ extern const ScheduleDescriptor kP2pSchedule = {
         "K/V passed around a ring of the CP group, overlapped with the attention of the chunk at "
         "hand",
     .ring = true, .planner_flat = true, .build_forward = build_p2p_forward, .build_backward = build_p2p_backward,
-    .tasks_per_rank = tasks, .steps_per_rank = steps, .buffers = buffers, .explain = explain};
+    .tasks_per_rank = tasks, .steps_per_rank = steps, .buffers = buffers, .explain = explain,
+    .kv_ring_ranks = kv_ring_ranks, .kv_ring_block_bytes = kv_ring_block_bytes, .kv_ring_group = GroupKind::CP};
 
 }  // namespace hcpsim::schedule

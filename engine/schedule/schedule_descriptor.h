@@ -45,6 +45,23 @@ struct ExplainFacts {
   double full_kv_bytes = 0;       // K and V of the whole sequence on one TP rank
 };
 
+// What one rank of the ring builder's KV ring (engine/schedule/p2p_ring.cpp) does in one layer pass,
+// whatever the ring's placement: compute kernels (the cost model adds its kernel overhead to each),
+// and send/recv calls issued one after the other on its NCCL p2p stream (each on the stream's
+// previous one). Forward: the K/V concatenation, R attention steps, R LSE merges and the output
+// correction, R - 1 exchanges; backward: the K/V copy, per step the attention backward, the dQ
+// accumulation and the dK/dV addition, R exchanges.
+struct RingPassWork {
+  int compute_kernels = 0;
+  int exchanges = 0;
+};
+// Defined next to the ring builder (p2p_ring.cpp); `ring_ranks` >= 2.
+RingPassWork ring_pass_work(int ring_ranks, Pass pass);
+// Bytes each rank sends (and receives) in exchange `step` (0 .. exchanges - 1) of that pass, for a
+// K/V block of `block_bytes`: the block in the forward; in the backward the block, then block and
+// travelling dK/dV, then the last dK/dV alone.
+double ring_exchange_bytes(int ring_ranks, Pass pass, int step, double block_bytes);
+
 struct ScheduleDescriptor {
   CpCommType kind = CpCommType::P2P;
   const char* name = "";          // as written in model.cp_comm_type
@@ -64,6 +81,14 @@ struct ScheduleDescriptor {
   CpBufferBytes (*buffers)(const Scenario& s) = nullptr;
   // Why a planner candidate of this schedule does what it does.
   std::string (*explain)(const ExplainFacts& f) = nullptr;
+  // For bounds computed without the graph (engine/planning/planner_bound.cpp): the ranks of the
+  // ring builder's KV ring that every rank of a layer of this schedule runs in `s` (0: no such ring,
+  // or fewer than 2 ranks, or sizes the builder refuses); the bytes of the K/V block every hop of
+  // that ring carries (what the forward's exchanges send, the backward's first and last); and the
+  // layout's groups the rings are (RankLayout::groups).
+  int (*kv_ring_ranks)(const Scenario& s) = nullptr;
+  double (*kv_ring_block_bytes)(const Scenario& s) = nullptr;
+  GroupKind kv_ring_group = GroupKind::CP;
 
   bool hierarchical() const { return a2a == A2aLevel::FirstLevel; }
 };

@@ -31,8 +31,10 @@ Scenario load(std::vector<std::string> overrides) {
   return load_scenario_file(HCPSIM_SOURCE_DIR "/scenarios/llama3-8b-64k-dgx-h100-p2p.yaml", lo);
 }
 
-TEST(PlanBound, NeverAbovePredictedStep) {
-  const std::vector<std::vector<std::string>> cases = {
+// Layouts of the 8B job: flat p2p and a2a+p2p rings of 2 to 64 ranks, inside one node, across
+// nodes at every hop (tp 8) or at some hops, with and without pipeline and recomputation.
+const std::vector<std::vector<std::string>>& bound_cases() {
+  static const std::vector<std::vector<std::string>> cases = {
       {"model.context_parallel_size=2"},
       {"model.context_parallel_size=8", "model.recompute_granularity=full"},
       {"cluster.nodes=2", "model.context_parallel_size=16", "model.tensor_model_parallel_size=1"},
@@ -44,25 +46,66 @@ TEST(PlanBound, NeverAbovePredictedStep) {
        "model.recompute_granularity=full", "train.micro_batch_size=2", "train.global_batch_size=4"},
       {"cluster.nodes=4", "model.context_parallel_size=16", "model.tensor_model_parallel_size=2",
        "model.pipeline_model_parallel_size=1", "model.recompute_granularity=selective"},
+      // Every hop across nodes: one node per TP group.
+      {"cluster.nodes=8", "model.context_parallel_size=8", "model.tensor_model_parallel_size=8"},
+      {"cluster.nodes=8", "model.context_parallel_size=64", "model.tensor_model_parallel_size=1",
+       "model.seq_length=131072"},
+      {"cluster.nodes=8", "model.context_parallel_size=32", "model.tensor_model_parallel_size=1",
+       "model.cp_comm_type=a2a+p2p", "model.hierarchical_context_parallel_sizes=[2,16]",
+       "model.seq_length=131072"},
+      {"cluster.nodes=4", "model.context_parallel_size=32", "model.tensor_model_parallel_size=1",
+       "model.cp_comm_type=a2a+p2p", "model.hierarchical_context_parallel_sizes=[1,32]"},
+      {"cluster.nodes=16", "model.context_parallel_size=16", "model.tensor_model_parallel_size=2",
+       "model.pipeline_model_parallel_size=2", "train.global_batch_size=4", "dist.order=tp-cp-ep-pp-dp"},
   };
+  return cases;
+}
+
+std::string described(const std::vector<std::string>& o) {
+  std::string what;
+  for (const std::string& x : o) what += x + " ";
+  return what;
+}
+
+TEST(PlanBound, NeverAbovePredictedStep) {
   const BackendRegistry& reg = app::backend_registry();
-  for (const auto& o : cases) {
+  for (const auto& o : bound_cases()) {
     Scenario s = load(o);
     s.simulation.backend = "analytic";
-    ASSERT_FALSE(validate(s).has_errors()) << o.front();
+    const std::string what = described(o);
+    ASSERT_FALSE(validate(s).has_errors()) << what;
     const double bound = step_lower_bound_s(s);
     const PointMetrics m = predict_scenario(s, "analytic", reg, nullptr);
-    std::string what;
-    for (const std::string& x : o) what += x + " ";
     EXPECT_GT(bound, 0.0) << what;
     EXPECT_LE(bound, m.step_s) << what;
     // The tokens/s bound is the other side of the same inequality.
     EXPECT_GE(metric_bound(s, "tokens_per_s_per_gpu", bound), m.tokens_per_s_per_gpu) << what;
+    // Each pass's bound, and each of its terms, against the layer time the step model reads.
+    const LayerBound layer = layer_lower_bound(s, CostModel(s));
+    EXPECT_GT(layer.forward.exchanges_s, 0.0) << what;
+    EXPECT_GT(layer.backward.exchanges_s, layer.forward.exchanges_s) << what;   // one more exchange, larger ones
+    EXPECT_LE(layer.forward.seconds(), m.layer_forward_s) << what;
+    EXPECT_LE(layer.backward.seconds(), m.layer_backward_s) << what;
   }
 }
 
+// The exchanges term is what a slow ring adds: on a long ring across nodes, whose layer is mostly
+// exposed communication, it is well above the kernels' overhead and most of the predicted layer.
+TEST(PlanBound, ExchangesDominateOnALongRingAcrossNodes) {
+  Scenario s = load({"cluster.nodes=8", "model.context_parallel_size=64", "model.tensor_model_parallel_size=1",
+                     "model.seq_length=131072"});
+  s.simulation.backend = "analytic";
+  const LayerBound b = layer_lower_bound(s, CostModel(s));
+  EXPECT_GT(b.forward.exchanges_s, 10 * b.forward.kernels_s);
+  EXPECT_GT(b.backward.exchanges_s, 10 * b.backward.kernels_s);
+  const PointMetrics m = predict_scenario(s, "analytic", app::backend_registry(), nullptr);
+  EXPECT_GT(b.forward.exchanges_s, 0.5 * m.layer_forward_s);
+  EXPECT_GT(b.backward.exchanges_s, 0.5 * m.layer_backward_s);
+}
+
 // What the bound counts: every rank of the slice's layer graph runs at least 2R + 2 compute kernels
-// in the forward and 3R + 1 in the backward (R: the ring's ranks), each costing at least the overhead.
+// in the forward and 3R + 1 in the backward (R: the ring's ranks), each costing at least the overhead,
+// and R - 1 (forward) and R (backward) send/recv calls.
 TEST(PlanBound, CountsNoMoreKernelsThanTheLayerGraphHas) {
   const std::vector<std::pair<std::vector<std::string>, int>> cases = {
       {{"model.context_parallel_size=4"}, 4},
@@ -74,21 +117,30 @@ TEST(PlanBound, CountsNoMoreKernelsThanTheLayerGraphHas) {
     GraphOptions go = graph_options_from(s);
     ASSERT_TRUE(go.whole_layer);
     const TaskGraph g = build_task_graph(s, RankLayout::from_scenario(s), go);
-    std::map<int, int> forward, backward;
+    std::map<int, int> forward, backward, forward_sr, backward_sr;
     for (std::size_t i = 0; i < g.size(); ++i) {
       const Task& t = g.task(static_cast<TaskId>(i));
-      if (is_communication(t.kind) || t.layer != 0) continue;
+      if (t.layer != 0) continue;
+      if (t.kind == TaskKind::SendRecv) ++(t.pass == Pass::Forward ? forward_sr : backward_sr)[t.rank];
+      if (is_communication(t.kind)) continue;
       ++(t.pass == Pass::Forward ? forward : backward)[t.rank];
     }
     ASSERT_EQ(forward.size(), static_cast<std::size_t>(s.world_size())) << o.back();
     for (const auto& [rank, n] : forward) EXPECT_GE(n, 2 * R + 2) << o.back() << " rank " << rank;
     for (const auto& [rank, n] : backward) EXPECT_GE(n, 3 * R + 1) << o.back() << " rank " << rank;
-    // The bound is those kernels' overhead for every layer of a stage and every micro-batch (the
+    ASSERT_EQ(forward_sr.size(), static_cast<std::size_t>(s.world_size())) << o.back();
+    for (const auto& [rank, n] : forward_sr) EXPECT_EQ(n, R - 1) << o.back() << " rank " << rank;
+    for (const auto& [rank, n] : backward_sr) EXPECT_EQ(n, R) << o.back() << " rank " << rank;
+    const double overhead_s = CostModel(s).kernel_overhead_s();
+    const LayerBound b = layer_lower_bound(s, CostModel(s));
+    EXPECT_NEAR(b.forward.kernels_s / overhead_s, 2.0 * R + 2, 1e-9);
+    EXPECT_NEAR(b.backward.kernels_s / overhead_s, 3.0 * R + 1, 1e-9);
+    // The step bound is the layer bound for every layer of a stage and every micro-batch (the
     // scenario recomputes the whole forward: once more).
     const Scenario whole = load(o);
     ASSERT_EQ(whole.model.recompute_granularity, RecomputeGranularity::Full);
-    const double per_layer = (2.0 * R + 2 + 3.0 * R + 1 + 2.0 * R + 2) * CostModel(s).kernel_overhead_s();
-    EXPECT_NEAR(step_lower_bound_s(whole) / per_layer,
+    const double per_layer = 2 * b.forward.seconds() + b.backward.seconds();
+    EXPECT_NEAR(step_lower_bound_s(whole, b) / per_layer,
                 whole.micro_batches() * static_cast<double>(whole.model.num_layers) / whole.pp(), 1e-6);
   }
 }
@@ -126,10 +178,18 @@ PlanOutcome plan_with(const Scenario& base, bool prune, double above_tasks, bool
   o.prune_above_tasks = above_tasks;
   // The exact step (a bound that is reached) prunes as much as any bound can; it is computed apart
   // from the plan's cache so that the runs counted are the plan's own.
-  o.step_lower_bound = exact_bound ? std::function<double(const Scenario&)>([&reg](const Scenario& s) {
-    return predict_scenario(s, "analytic", reg, nullptr).step_s;
-  })
-                                   : std::function<double(const Scenario&)>(step_lower_bound_s);
+  if (exact_bound) {
+    o.step_lower_bounds = [&reg](const std::vector<Scenario>& members, const Scenario&) {
+      std::vector<double> b;
+      for (const Scenario& s : members) b.push_back(predict_scenario(s, "analytic", reg, nullptr).step_s);
+      return b;
+    };
+  } else {
+    o.step_lower_bounds = [cost = std::make_shared<const CostModel>(base)](const std::vector<Scenario>& members,
+                                                                             const Scenario& layer_run) {
+      return step_lower_bounds_s(members, layer_run, *cost);
+    };
+  }
   return plan(base, o, [](const Scenario& s) { return validate(s); }, predict,
               [](const Scenario& s) { return layer_cache_key(s, "analytic"); });
 }
@@ -163,6 +223,7 @@ TEST(PlanBound, PrunedPlanListsWhatTheUnprunedOneLists) {
   const PlanOutcome real = plan_with(base, true, median, false, real_runs);
   EXPECT_EQ(all.not_predicted, 0u);
   EXPECT_GT(exact.not_predicted, 0u);   // the test leaves slices out, so it tests something
+  EXPECT_GT(real.not_predicted, 0u);    // and so does the bound on kernels and ring exchanges
   EXPECT_LT(exact_runs.size(), all_runs.size());
   expect_same_listing(all, exact);
   expect_same_listing(all, real);
