@@ -8,6 +8,7 @@
 
 #include "engine/scenario/scenario.h"
 #include "engine/core/text_split.h"
+#include "engine/layout/layout_cache.h"
 
 namespace hcpsim {
 
@@ -192,22 +193,7 @@ RankLayout RankLayout::build(const LayoutParams& p) {
   return L;
 }
 
-RankLayout RankLayout::from_scenario(const Scenario& s) {
-  LayoutParams p;
-  p.world_size = s.world_size();
-  p.gpus_per_node = s.cluster.gpus_per_node;
-  p.tp = s.tp();
-  p.cp = s.cp();
-  p.pp = s.pp();
-  p.order = s.dist.order;
-  p.hcp_sizes = s.model.hierarchical_context_parallel_sizes;
-  if (s.hyperparallel_cp()) {   // HyperParallel: its own sub-groups, no Megatron hierarchical groups
-    p.hcp_sizes.clear();
-    p.hp_ulysses = s.hyperparallel.ulysses(s.cp());
-    p.hp_mesh_dim_names = s.hyperparallel.mesh_dim_names;
-  }
-  return build(p);
-}
+RankLayout RankLayout::from_scenario(const Scenario& s) { return build(layout_params_of(s)); }
 
 const std::vector<int>& RankLayout::group_of(GroupKind k, int rank) const {
   const int g = group_index_of(k, rank);

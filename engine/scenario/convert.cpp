@@ -89,7 +89,9 @@ void convert_model(const YAML::Node& m, YamlReader& r, Scenario& s) {
   set_int("context_parallel_size", mo.context_parallel_size);
   if (auto v = r.get_bool(m, P, "sequence_parallel")) mo.sequence_parallel = *v;
   if (auto v = r.get_bool(m, P, "tp_comm_overlap")) mo.tp_comm_overlap = *v;
-  if (auto v = r.get_bool(m, P, "overlap_p2p_comm")) mo.overlap_p2p_comm = *v;
+  // null (Bridge's None) leaves overlap_p2p_comm unset: Megatron-LM's own choice by schedule.
+  if (const YAML::Node n = m["overlap_p2p_comm"]; n.IsDefined() && !n.IsNull())
+    if (auto v = r.get_bool(m, P, "overlap_p2p_comm")) mo.overlap_p2p_comm = *v;
   // Megatron-Bridge leaves virtual_pipeline_model_parallel_size as None when not interleaving.
   if (const YAML::Node n = m["virtual_pipeline_model_parallel_size"]; n.IsDefined() && !n.IsNull())
     set_int("virtual_pipeline_model_parallel_size", mo.virtual_pipeline_model_parallel_size);

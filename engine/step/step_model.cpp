@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <map>
+#include <memory>
 #include <numeric>
 #include <tuple>
 #include <stdexcept>
@@ -11,6 +12,7 @@
 #include "engine/cost/cost_model.h"
 #include "engine/cost/route.h"
 #include "engine/graph/task_graph.h"
+#include "engine/layout/layout_cache.h"
 #include "engine/layout/rank_layout.h"
 #include "engine/scenario/pipeline_split.h"
 #include "engine/step/model_flops.h"
@@ -245,7 +247,8 @@ StepReport compose_step(const Scenario& s, const LayerTimes& lt, const StepOptio
   r.global_batch = s.global_batch();
 
   const CostModel cost(s);
-  const RankLayout layout = RankLayout::from_scenario(s);
+  const std::shared_ptr<const RankLayout> shared = shared_layout(s);   // the planner reuses it
+  const RankLayout& layout = *shared;
   const RouteModel routes(s, cost);
   const StepWork work = step_work(s);
   // The stage with the most layers (the report's per-stage breakdown) and the largest chunk.

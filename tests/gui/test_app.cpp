@@ -2,6 +2,8 @@
 // and YAML kept in sync, sweeps with progress and cancel while the event loop runs.
 #include <gtest/gtest.h>
 
+#include <optional>
+
 #include <QCheckBox>
 #include <QComboBox>
 #include <QFile>
@@ -134,6 +136,18 @@ TEST(ScenarioEditor, FormShowsTheWholeJobSwitches) {
   ASSERT_FALSE(ed.diagnostics().has_errors());
   EXPECT_FALSE(ed.scenario()->model.decoder_first_pipeline_num_layers.has_value());
   EXPECT_NE(ed.findChild<QCheckBox*>("model.account_for_embedding_in_pipeline_split"), nullptr);
+  // Pipeline send overlap: unset shows null (Megatron's choice by schedule); false is written and
+  // stated; null makes it unset again.
+  auto* p2p = ed.findChild<QComboBox*>("model.overlap_p2p_comm");
+  ASSERT_NE(p2p, nullptr);
+  EXPECT_EQ(p2p->currentText(), "null");
+  p2p->setCurrentText("false");
+  EXPECT_TRUE(ed.yaml().contains("overlap_p2p_comm: false")) << ed.yaml().toStdString();
+  ASSERT_FALSE(ed.diagnostics().has_errors());
+  EXPECT_EQ(ed.scenario()->model.overlap_p2p_comm, std::optional<bool>(false));
+  p2p->setCurrentText("null");
+  ASSERT_FALSE(ed.diagnostics().has_errors());
+  EXPECT_FALSE(ed.scenario()->model.overlap_p2p_comm.has_value());
   // fp32 gradient reduction: unstated it shows the resolved default (fp32 buckets without sharding);
   // unticking writes the line and the scenario states false.
   auto* fp32 = ed.findChild<QCheckBox*>("ddp.grad_reduce_in_fp32");

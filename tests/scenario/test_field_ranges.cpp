@@ -24,7 +24,7 @@ const std::set<std::string> kNotNumeric{
     "cluster.faults[].nic", "cluster.faults[].failed", "simulation", "simulation.backend", "simulation.passes",
     "simulation.fold",
     "model.recompute_granularity", "model.recompute_method", "model.elementwise_ops", "model.fp8", "model.fp8_recipe",
-    "model.fp8_dot_product_attention", "model.tp_comm_overlap", "model.untie_embeddings_and_output_weights",
+    "model.fp8_dot_product_attention", "model.tp_comm_overlap", "model.overlap_p2p_comm", "model.untie_embeddings_and_output_weights",
     "model.account_for_embedding_in_pipeline_split", "model.account_for_loss_in_pipeline_split", "train.mode", "ddp",
     "ddp.use_distributed_optimizer", "ddp.overlap_grad_reduce", "ddp.overlap_param_gather", "ddp.shard_parameters",
     "ddp.grad_reduce_in_fp32", "model.bf16", "model.fp16", "model.gated_linear_unit",
