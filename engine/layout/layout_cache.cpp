@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <mutex>
+#include <thread>
 #include <tuple>
 #include <vector>
 
@@ -18,9 +19,9 @@ bool same(const LayoutParams& a, const LayoutParams& b) {
   return key(a) == key(b);
 }
 
-// Most recently used last. A handful is enough: the planner composes the candidates of one
-// parallel layout together, and each thread works on one layout at a time.
-constexpr std::size_t kCachedLayouts = 8;
+// Most recently used last. The planner composes the candidates of one parallel layout mostly
+// together; a few layouts per thread keep them cached while the threads interleave.
+std::size_t cached_layouts() { return std::max<std::size_t>(8, 2 * std::thread::hardware_concurrency()); }
 
 }  // namespace
 
@@ -56,7 +57,7 @@ std::shared_ptr<const RankLayout> shared_layout(const Scenario& s) {
   // Built outside the lock: another thread may build the same layout meanwhile (both are equal).
   auto built = std::make_shared<const RankLayout>(RankLayout::build(p));
   const std::lock_guard<std::mutex> lock(mutex);
-  if (cache.size() >= kCachedLayouts) cache.erase(cache.begin());
+  if (cache.size() >= cached_layouts()) cache.erase(cache.begin());
   cache.emplace_back(p, built);
   return built;
 }

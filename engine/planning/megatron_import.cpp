@@ -38,6 +38,7 @@ const std::map<std::string, Mapping>& mappings() {
       {"--sequence-parallel", {"model.sequence_parallel", Arg::Flag}},
       {"--tp-comm-overlap", {"model.tp_comm_overlap", Arg::Flag}},
       {"--no-overlap-p2p-communication", {"model.overlap_p2p_comm", Arg::FlagOff}},
+      {"--overlap-p2p-communication", {"model.overlap_p2p_comm", Arg::Flag}},   // older Megatron-LM
       {"--use-tp-pp-dp-mapping", {"", Arg::Flag}},
       {"--recompute-granularity", {"model.recompute_granularity", Arg::Text}},
       {"--recompute-method", {"model.recompute_method", Arg::Text}},

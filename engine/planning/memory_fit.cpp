@@ -55,6 +55,9 @@ std::vector<std::string> changed_overrides(const Scenario& base, const Scenario&
     if (x != y) o.push_back(std::string(key) + (y ? "=true" : "=false"));
   };
   flag("model.sequence_parallel", a.sequence_parallel, b.sequence_parallel);
+  if (a.overlap_p2p_comm != b.overlap_p2p_comm)
+    o.push_back(std::string("model.overlap_p2p_comm=") +
+                (b.overlap_p2p_comm ? (*b.overlap_p2p_comm ? "true" : "false") : "null"));
   for (const auto& [key, x, y] : {std::tuple{"model.decoder_first_pipeline_num_layers", a.decoder_first_pipeline_num_layers, b.decoder_first_pipeline_num_layers},
                                   {"model.decoder_last_pipeline_num_layers", a.decoder_last_pipeline_num_layers, b.decoder_last_pipeline_num_layers}})
     if (x != y) o.push_back(std::string(key) + "=" + (y ? std::to_string(*y) : std::string("null")));

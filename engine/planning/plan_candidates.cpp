@@ -255,6 +255,9 @@ Scenario apply_candidate(const Scenario& base, const PlanCandidate& c, int gpus)
   s.model.context_parallel_size = c.cp;
   s.model.pipeline_model_parallel_size = c.pp;
   s.model.virtual_pipeline_model_parallel_size = c.vpp;
+  // A stated overlap_p2p_comm: true is the interleaved schedule's option; a candidate without
+  // interleaving runs as Megatron-LM runs it (off), and the plan's notes say so (planner.cpp).
+  if (c.vpp < 2 && s.model.overlap_p2p_comm == true) s.model.overlap_p2p_comm.reset();
   s.model.decoder_first_pipeline_num_layers.reset();
   s.model.decoder_last_pipeline_num_layers.reset();
   if (c.first_stage_layers > 0) s.model.decoder_first_pipeline_num_layers = c.first_stage_layers;

@@ -286,6 +286,9 @@ PlanOutcome plan(const Scenario& base_in, const PlanOptions& options, const Scen
   out.best = rank_entries(base, all, kept, results, gpus, options, out);
   if (options.predict_misses) predict_misses(base, gpus, options, predict, out);
   out.notes.push_back(pure_a2a_note(base, gpus));
+  if (base.model.overlap_p2p_comm == true)
+    out.notes.push_back("model.overlap_p2p_comm: true is used by the interleaved candidates (vpp >= 2); those "
+                        "without interleaving block on their pipeline sends, as Megatron-LM runs them");
   return out;
 }
 

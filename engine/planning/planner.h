@@ -94,7 +94,9 @@ struct PlanOptions {
   // on the step time the predictor gives (true lower bounds, e.g. planner_bound.h's for the analytic
   // backend), the slices whose estimated layer graph has at least `prune_above_tasks` tasks are
   // predicted after the others, in rounds of growing size, and left out when every candidate of
-  // theirs is bounded below the K-th best listed so far (counted in PlanOutcome::not_predicted).
+  // theirs is bounded below the K-th best listed so far (counted in PlanOutcome::not_predicted);
+  // in every round, small slices included, a candidate that only reuses its slice's layer times is
+  // dropped alone when its own bound cannot reach the K-th best.
   // prune false: every slice runs.
   // step_lower_bounds(members, layer_run): seconds for each candidate of one slice (0: none), whose
   // layer times are those of the graph of `layer_run`, the slice's candidate the predictor runs

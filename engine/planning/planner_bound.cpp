@@ -4,12 +4,14 @@
 #include <cstdint>
 #include <limits>
 #include <map>
+#include <memory>
 #include <numeric>
 #include <stdexcept>
 #include <vector>
 
 #include "engine/cost/route.h"
 #include "engine/graph/task_graph.h"
+#include "engine/layout/layout_cache.h"
 #include "engine/layout/rank_layout.h"
 #include "engine/scenario/pipeline_split.h"
 #include "engine/schedule/schedule_descriptor.h"
@@ -87,8 +89,8 @@ LayerBound layer_lower_bound(const Scenario& s, CpCommType c, const CostModel& c
   b.forward.kernels_s = schedule::ring_pass_work(R, Pass::Forward).compute_kernels * overhead_s;
   b.backward.kernels_s = schedule::ring_pass_work(R, Pass::Backward).compute_kernels * overhead_s;
   try {
-    const RankLayout layout = RankLayout::from_scenario(s);
-    const std::vector<int>& ring = layout.group_of(d.kv_ring_group, 0);
+    const std::shared_ptr<const RankLayout> layout = shared_layout(s);
+    const std::vector<int>& ring = layout->group_of(d.kv_ring_group, 0);
     if (static_cast<int>(ring.size()) != R) return b;   // not the ring the builder runs: kernels only
     const RouteModel routes(s, cost);
     b.forward.exchanges_s = ring_exchanges_s(s, d, ring, Pass::Forward, cost, routes);

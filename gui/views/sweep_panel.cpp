@@ -47,7 +47,8 @@ SweepPanel::SweepPanel(QWidget* parent)
   connect(browse, &QPushButton::clicked, this, [this] {
     const QString p = QFileDialog::getOpenFileName(this, tr("Sweep file or scenario"), {}, tr("YAML (*.yaml *.yml)"));
     if (!p.isEmpty()) set_file(p);
-  });}
+  });
+}
 
 void SweepPanel::set_file(const QString& path) { file_->setText(path); }
 

@@ -2,6 +2,8 @@
 // agree, and is rebuilt as soon as one of them differs.
 #include <gtest/gtest.h>
 
+#include <thread>
+
 #include "engine/layout/layout_cache.h"
 #include "engine/scenario/scenario.h"
 
@@ -46,6 +48,23 @@ TEST(LayoutCache, SharesOneLayoutWhileTheLayoutFieldsAgree) {
   EXPECT_NE(c.get(), a.get());
   expect_same_groups(*c, RankLayout::from_scenario(other));
   EXPECT_NE(shared_layout(job(8, 2, 4, 2)).get(), a.get());
+  for (const Scenario& x : {job(4, 4, 4, 2), job(4, 2, 2, 4), job(4, 2, 4, 1)}) {
+    const auto y = shared_layout(x);
+    EXPECT_NE(y.get(), a.get());
+    expect_same_groups(*y, RankLayout::from_scenario(x));
+  }
+  other = s;
+  other.cluster.gpus_per_node = 4;
+  other.cluster.nodes = 8;
+  EXPECT_NE(shared_layout(other).get(), a.get());
+  EXPECT_EQ(shared_layout(other)->gpus_per_node(), 4);
+  // Many other layouts later, the first is built again (the cache keeps the most recent ones);
+  // the pointer held here stays valid.
+  const int others = 8 + 2 * static_cast<int>(std::thread::hardware_concurrency());   // more than it keeps
+  for (int n = 1; n <= others; ++n) shared_layout(job(n, 1, 1, 1));
+  const auto again = shared_layout(s);
+  EXPECT_NE(again.get(), a.get());
+  expect_same_groups(*again, *a);
   // Impossible sizes throw as the build does.
   EXPECT_THROW(shared_layout(job(1, 3, 1, 1)), std::invalid_argument);
 }

@@ -103,6 +103,34 @@ TEST(PlanIo, CandidateKeepsTheStatedRecomputation) {
   EXPECT_EQ(apply_candidate(base, c, 16).model.recompute_granularity, RecomputeGranularity::Selective);
 }
 
+// A stated overlap_p2p_comm: true stays with the interleaved candidates; one without interleaving
+// runs without it (Megatron-LM turns it off there), is valid, and its overrides say null.
+TEST(PlanIo, CandidateWithoutInterleavingDropsTheStatedP2pOverlap) {
+  LoadOptions lo;
+  lo.overrides = {"model.pipeline_model_parallel_size=2", "model.virtual_pipeline_model_parallel_size=2",
+                  "model.overlap_p2p_comm=true"};
+  const Scenario base = load_scenario_file(kExample, lo);
+  ASSERT_EQ(base.model.overlap_p2p_comm, std::optional<bool>(true));
+  PlanCandidate c;
+  c.tp = 2;
+  c.cp = 2;
+  c.dp = 2;
+  c.pp = 2;
+  c.vpp = 2;
+  c.recompute = recompute_of(base);
+  EXPECT_EQ(apply_candidate(base, c, 16).model.overlap_p2p_comm, std::optional<bool>(true));
+  c.vpp = 1;
+  const Scenario s = apply_candidate(base, c, 16);
+  EXPECT_FALSE(s.model.overlap_p2p_comm.has_value());
+  const Diagnostics found = validate(s);
+  for (const Diagnostic& d : found.items()) EXPECT_NE(d.path, "model.overlap_p2p_comm") << d.message;
+  const std::vector<std::string> o = changed_overrides(base, s);
+  EXPECT_NE(std::find(o.begin(), o.end(), "model.overlap_p2p_comm=null"), o.end());
+  LoadOptions again = lo;
+  again.overrides.insert(again.overrides.end(), o.begin(), o.end());
+  EXPECT_TRUE(changed_overrides(s, load_scenario_file(kExample, again)).empty());
+}
+
 TEST(PlanIo, MemoryFixesNameTheSmallestChangeThatFits) {
   LoadOptions none;
   none.overrides = {"model.recompute_granularity=null"};

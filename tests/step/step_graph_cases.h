@@ -3,6 +3,7 @@
 // checked against the whole-step task graph (build_step_graph), and the two measurements. Shared
 // by the analytic test (test_step_graph.cpp) and the SimGrid one (test_step_graph_simgrid.cpp).
 #include <algorithm>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -26,6 +27,7 @@ struct StepCase {
   ElementwiseOps elementwise = ElementwiseOps::None;
   std::string fp8{};       // model.fp8 ("" = off)
   bool tp_comm_overlap = false;
+  std::optional<bool> overlap_p2p_comm{};   // unset: Megatron-LM's choice by schedule
 };
 
 // The case's name as a test name (gtest allows letters, digits and '_').
@@ -58,6 +60,7 @@ inline Scenario step_case_scenario(const StepCase& c) {
   s.model.elementwise_ops = c.elementwise;
   s.model.fp8 = c.fp8;
   s.model.tp_comm_overlap = c.tp_comm_overlap;
+  s.model.overlap_p2p_comm = c.overlap_p2p_comm;
   s.cluster.nodes = c.pp;   // tp x cp x dp = 8 GPUs = one node per stage
   s.cluster.gpus_per_node = 8;
   s.cluster.nics_per_node = c.nics_per_node;
@@ -103,6 +106,8 @@ inline std::vector<StepCase> step_cases() {
   v.push_back({.name = "pp2-m4-fp8-full-recompute", .recompute = RecomputeGranularity::Full, .fp8 = "hybrid"});
   // TE userbuffers: the sequence-parallel collectives pipelined with their GEMMs' chunks.
   v.push_back({.name = "pp2-m4-tp-comm-overlap", .tp_comm_overlap = true});
+  // overlap_p2p_comm off under interleaving: every send blocks its stage (plain 1F1B always does).
+  v.push_back({.name = "pp4-vpp2-m8-blocking-sends", .pp = 4, .vpp = 2, .micro_batches = 8, .overlap_p2p_comm = false});
   return v;
 }
 

@@ -279,9 +279,10 @@ TEST(StepModel, BlockingPipelineSendsLengthenTheStepByTheirTransfers) {
   s.model.overlap_p2p_comm.reset();
   s.model.virtual_pipeline_model_parallel_size = 1;
   EXPECT_FALSE(s.model.p2p_overlapped());   // Megatron-LM turns it off without interleaving
-  s.model.overlap_p2p_comm = false;
-  EXPECT_DOUBLE_EQ(compose_step(s, fixed_layer()).pipeline_s,
-                   [&] { Scenario u = s; u.model.overlap_p2p_comm.reset(); return compose_step(u, fixed_layer()).pipeline_s; }());
+  const double unset_s = compose_step(s, fixed_layer()).pipeline_s;
+  // Stated true on the plain 1F1B (validate refuses it; compose_step takes it as stated): faster.
+  s.model.overlap_p2p_comm = true;
+  EXPECT_LT(compose_step(s, fixed_layer()).pipeline_s, unset_s);
 }
 
 }  // namespace
