@@ -136,13 +136,8 @@ class StepGraphBuilder {
     const auto& dst = stage_ranks_[static_cast<std::size_t>(to)];
     std::vector<TaskId> recv(src.size());
     for (std::size_t j = 0; j < src.size(); ++j) {
-      Task ts;
-      ts.kind = TaskKind::SendRecv;
-      ts.stream = Stream::NcclP2P;
-      ts.pass = pass;
-      ts.layer = static_cast<std::int16_t>(layer);
-      ts.rank = src[j];
-      ts.bytes = work_.p2p_bytes;
+      const Task ts{.bytes = work_.p2p_bytes, .rank = src[j], .layer = static_cast<std::int16_t>(layer),
+                    .kind = TaskKind::SendRecv, .stream = Stream::NcclP2P, .pass = pass};
       Task tr = ts;
       tr.rank = dst[j];
       tr.bytes = 0;

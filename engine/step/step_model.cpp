@@ -214,6 +214,20 @@ double training_step_s(const Scenario& s, const CostModel& cost, const RankLayou
   return time_s;
 }
 
+// The step's headline figures from its time: tokens/s (per GPU), model TFLOP/s per GPU and both MFUs.
+void set_throughput(const Scenario& s, StepReport& r) {
+  const double time_s = r.time_s;
+  const double world = s.world_size();
+  const double batch_tokens = static_cast<double>(r.global_batch) * s.model.seq_length;
+  r.tokens_per_s = time_s > 0 ? batch_tokens / time_s : 0.0;
+  r.tokens_per_s_per_gpu = r.tokens_per_s / world;
+  const ModelFlops f = model_flops(s);
+  r.model_tflops_per_gpu = time_s > 0 ? f.step / (time_s * world) / 1e12 : 0.0;
+  // MFU: the model FLOPs at the peak of the precision each op runs in (model_flops.h peak_time_s).
+  r.mfu = time_s > 0 ? peak_time_s(f, s, world, false) / time_s : 0.0;
+  r.mfu_causal = time_s > 0 ? peak_time_s(f, s, world, true) / time_s : 0.0;
+}
+
 }  // namespace
 
 Scenario model_parallel_slice(const Scenario& s) {
@@ -339,17 +353,8 @@ StepReport compose_step(const Scenario& s, const LayerTimes& lt, const StepOptio
     r.pipeline_s = r.ttft_s + (m - 1) * std::max(r.stage_forward_s, r.p2p_forward_s);
     r.pipeline_bubble_fraction = r.pipeline_s > 0 ? 1.0 - m * r.stage_forward_s / r.pipeline_s : 0.0;
   }
-  const double time_s = prefill ? r.pipeline_s : training_step_s(s, cost, layout, routes, work, split, in, r);
-  r.time_s = time_s;
-  const double world = s.world_size();
-  const double batch_tokens = static_cast<double>(r.global_batch) * s.model.seq_length;
-  r.tokens_per_s = time_s > 0 ? batch_tokens / time_s : 0.0;
-  r.tokens_per_s_per_gpu = r.tokens_per_s / world;
-  const ModelFlops f = model_flops(s);
-  r.model_tflops_per_gpu = time_s > 0 ? f.step / (time_s * world) / 1e12 : 0.0;
-  // MFU: the model FLOPs at the peak of the precision each op runs in (model_flops.h peak_time_s).
-  r.mfu = time_s > 0 ? peak_time_s(f, s, world, false) / time_s : 0.0;
-  r.mfu_causal = time_s > 0 ? peak_time_s(f, s, world, true) / time_s : 0.0;
+  r.time_s = prefill ? r.pipeline_s : training_step_s(s, cost, layout, routes, work, split, in, r);
+  set_throughput(s, r);
   return r;
 }
 
