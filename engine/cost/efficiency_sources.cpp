@@ -78,8 +78,15 @@ EfficiencySource gemm(const CostModel& cost) {
   const std::optional<GemmKernelFit> fit =
       s.cluster.efficiency.terms.gemm_shapes ? published_gemm_fit(s.cluster.gpu.name, GemmPrecision::BF16) : std::nullopt;
   if (table.empty() && fit) {
-    EfficiencySource out = entry(s, "gemm", fit->plateau, ValueOrigin::PublishedTable,
-                                 "published GEMM fit of " + s.cluster.gpu.name + " (BF16 plateau; gemm_shapes term)");
+    std::string detail = "published GEMM fit of " + s.cluster.gpu.name + " (BF16 plateau; gemm_shapes term)";
+    if (s.fp8_enabled() && s.cluster.gpu.fp8_flops > 0 &&
+        fp8_recipe_gemm_rate(s.cluster.gpu.name, s.model.fp8_recipe, GemmPass::Forward) != 1.0)
+      detail += "; " + s.model.fp8_recipe + " FP8 GEMMs at " +
+                number(fp8_recipe_gemm_rate(s.cluster.gpu.name, s.model.fp8_recipe, GemmPass::Forward), "%.3f") + " / " +
+                number(fp8_recipe_gemm_rate(s.cluster.gpu.name, s.model.fp8_recipe, GemmPass::Dgrad), "%.3f") + " / " +
+                number(fp8_recipe_gemm_rate(s.cluster.gpu.name, s.model.fp8_recipe, GemmPass::Wgrad), "%.3f") +
+                " of per-tensor FP8's rate (forward / dgrad / wgrad; Transformer Engine GEMM-profiling guide, B300)";
+    EfficiencySource out = entry(s, "gemm", fit->plateau, ValueOrigin::PublishedTable, detail);
     if (is_stated(out.origin)) {
       out.value = s.cluster.efficiency.gemm;
       out.detail += "; shape fall-off of that fit, relative to its plateau";

@@ -43,6 +43,16 @@ std::optional<GemmKernelFit> published_gemm_fit(const std::string& gpu_name, Gem
 // Fraction of the precision's peak a GEMM of `shape` reaches on a GPU with `sm_count` SMs.
 double gemm_shape_efficiency(const GemmKernelFit& fit, const GemmShape& shape, int sm_count);
 
+// The pass a layer GEMM belongs to, from its label: `*_dgrad`, `*_wgrad`, else the forward.
+enum class GemmPass { Forward, Dgrad, Wgrad };
+GemmPass gemm_pass_of(std::string_view label);
+
+// Rate of FP8 recipe `recipe`'s GEMM kernel (`model.fp8_recipe`) relative to the per-tensor-scaled
+// FP8 kernel of the same shape and pass, on GPU preset `gpu_name`: below 1 for the block-scaled
+// kernels Blackwell runs for `mxfp8` (and for `blockwise`, which Transformer Engine runs on
+// Blackwell through the MXFP8 kernels); 1 wherever no measurement is published.
+double fp8_recipe_gemm_rate(const std::string& gpu_name, const std::string& recipe, GemmPass pass);
+
 // The per-GPU shape of the GEMM task labelled `label` in scenario `s`: the layer projections of
 // engine/schedule/layer_ops.cpp and the output layer of engine/step/step_work.cpp, forward, dgrad
 // and wgrad; nullopt for any other label.

@@ -148,6 +148,42 @@ TEST(Fp8Work, OutputLayerStaysBf16AndLayerGemmsRunFp8) {
   EXPECT_FALSE(fp8_gemm_label("output_wgrad"));
 }
 
+TEST(Fp8Work, BlackwellMxfp8GemmsRunAtTheirMeasuredRateRelativeToPerTensorFp8) {
+  // TE's GEMM-profiling guide, B300, pre-quantized per-layer sums: fprop 2.158 ms (current scaling)
+  // vs 2.365 (MXFP8), dgrad 2.329 vs 2.397, wgrad 2.325 vs 2.400.
+  EXPECT_NEAR(fp8_recipe_gemm_rate("b200", "mxfp8", GemmPass::Forward), 2.158 / 2.365, 1e-12);
+  EXPECT_NEAR(fp8_recipe_gemm_rate("gb200", "mxfp8", GemmPass::Dgrad), 2.329 / 2.397, 1e-12);
+  EXPECT_NEAR(fp8_recipe_gemm_rate("b200", "blockwise", GemmPass::Wgrad), 2.325 / 2.400, 1e-12);
+  EXPECT_DOUBLE_EQ(fp8_recipe_gemm_rate("b200", "tensorwise", GemmPass::Forward), 1.0);
+  EXPECT_DOUBLE_EQ(fp8_recipe_gemm_rate("b200", "delayed", GemmPass::Dgrad), 1.0);
+  EXPECT_DOUBLE_EQ(fp8_recipe_gemm_rate("h100-sxm", "blockwise", GemmPass::Forward), 1.0);   // Hopper: native kernels, no ratio published
+  EXPECT_EQ(gemm_pass_of("fc1"), GemmPass::Forward);
+  EXPECT_EQ(gemm_pass_of("qkv_proj_dgrad"), GemmPass::Dgrad);
+  EXPECT_EQ(gemm_pass_of("fc2_wgrad"), GemmPass::Wgrad);
+
+  Scenario s = layer_scenario();
+  s.cluster.gpu.name = "b200";
+  s.cluster.gpu.bf16_flops = 2250e12;
+  s.cluster.gpu.fp8_flops = 4500e12;
+  s.cluster.gpu.sm_count = 148;
+  s.model.fp8 = "hybrid";
+  s.cluster.efficiency.terms.gemm_shapes = true;
+  s.cluster.efficiency.terms.fp8_work = true;
+  const double flops = 2.0 * 8192 * 4096 * 7168;
+  s.model.fp8_recipe = "tensorwise";
+  const double cs_fwd = gemm_seconds(s, "fc1", flops) - 2e-6, cs_dgrad = gemm_seconds(s, "fc1_dgrad", flops) - 2e-6;
+  const double out_cs = gemm_seconds(s, "output_gemm", flops);
+  s.model.fp8_recipe = "mxfp8";
+  EXPECT_NEAR((gemm_seconds(s, "fc1", flops) - 2e-6) / cs_fwd, 2.365 / 2.158, 1e-9);
+  EXPECT_NEAR((gemm_seconds(s, "fc1_dgrad", flops) - 2e-6) / cs_dgrad, 2.397 / 2.329, 1e-9);
+  EXPECT_DOUBLE_EQ(gemm_seconds(s, "output_gemm", flops), out_cs);   // BF16: no recipe
+  // Without the gemm_shapes term every GEMM is at efficiency.gemm, whatever the recipe.
+  s.cluster.efficiency.terms.gemm_shapes = false;
+  const double flat_mx = gemm_seconds(s, "fc1", flops);
+  s.model.fp8_recipe = "tensorwise";
+  EXPECT_DOUBLE_EQ(gemm_seconds(s, "fc1", flops), flat_mx);
+}
+
 double attention_seconds(const Scenario& s) {
   const CostModel cost(s);
   TaskGraph g;
