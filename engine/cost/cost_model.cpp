@@ -168,9 +168,12 @@ double CostModel::gemm_efficiency(double flops, std::string_view label, GemmPrec
   if (!impl_->calibration.gemm.empty() || !fit || !(flops > 0)) return gemm_efficiency(flops);
   const std::optional<GemmShape> shape = gemm_shape_of(impl_->scenario, label);
   double eff = gemm_shape_efficiency(*fit, shape ? *shape : cube_gemm(flops), impl_->scenario.cluster.gpu.sm_count);
-  // The recipe's own FP8 kernel (block-scaled MXFP8 on Blackwell) relative to per-tensor FP8.
+  // The pass's own layouts (dgrad, wgrad against the forward), and the recipe's own FP8 kernel
+  // (block-scaled MXFP8 on Blackwell) relative to per-tensor FP8.
+  const GemmPass pass = gemm_pass_of(label);
+  eff *= gemm_pass_rate(*fit, pass);
   if (p == GemmPrecision::FP8)
-    eff *= fp8_recipe_gemm_rate(impl_->scenario.cluster.gpu.name, impl_->scenario.model.fp8_recipe, gemm_pass_of(label));
+    eff *= fp8_recipe_gemm_rate(impl_->scenario.cluster.gpu.name, impl_->scenario.model.fp8_recipe, pass);
   // A stated efficiency.gemm is the plateau: the fit's shape fall-off scales it, never replaces it.
   return impl_->stated_gemm ? scale_stated_plateau(impl_->scenario.cluster.efficiency.gemm, eff, fit->plateau) : eff;
 }

@@ -78,9 +78,13 @@ EfficiencySource gemm(const CostModel& cost) {
   const std::optional<GemmKernelFit> fit =
       s.cluster.efficiency.terms.gemm_shapes ? published_gemm_fit(s.cluster.gpu.name, GemmPrecision::BF16) : std::nullopt;
   if (table.empty() && fit) {
-    std::string detail = "published GEMM fit of " + s.cluster.gpu.name + " (BF16 plateau; gemm_shapes term)";
-    if (s.fp8_enabled() && s.cluster.gpu.fp8_flops > 0 &&
-        fp8_recipe_gemm_rate(s.cluster.gpu.name, s.model.fp8_recipe, GemmPass::Forward) != 1.0)
+    std::string detail = "published GEMM fit of " + s.cluster.gpu.name + " (BF16 plateau; gemm_shapes term); dgrad / wgrad at " +
+                         number(fit->dgrad_rate, "%.3f") + " / " + number(fit->wgrad_rate, "%.3f") + " of the forward's rate";
+    const bool fp8 = s.fp8_enabled() && s.cluster.gpu.fp8_flops > 0;
+    if (const auto fp8_fit = fp8 ? published_gemm_fit(s.cluster.gpu.name, GemmPrecision::FP8) : std::nullopt)
+      detail += " (FP8: " + number(fp8_fit->dgrad_rate, "%.3f") + " / " + number(fp8_fit->wgrad_rate, "%.3f") + ")";
+    detail += ", Transformer Engine GEMM-profiling guide";
+    if (fp8 && fp8_recipe_gemm_rate(s.cluster.gpu.name, s.model.fp8_recipe, GemmPass::Forward) != 1.0)
       detail += "; " + s.model.fp8_recipe + " FP8 GEMMs at " +
                 number(fp8_recipe_gemm_rate(s.cluster.gpu.name, s.model.fp8_recipe, GemmPass::Forward), "%.3f") + " / " +
                 number(fp8_recipe_gemm_rate(s.cluster.gpu.name, s.model.fp8_recipe, GemmPass::Dgrad), "%.3f") + " / " +

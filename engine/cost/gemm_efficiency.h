@@ -34,6 +34,8 @@ struct GemmKernelFit {
   double plateau = 0;             // fraction of the precision's peak of a large wave-aligned GEMM
   double narrow_tile_ratio = 1;   // rate of the 128 x 128 tile relative to the 128 x 256 tile
   double k_half = 0;              // elements of k at which the main loop is half the kernel
+  double dgrad_rate = 1;          // a dgrad GEMM's rate relative to a forward GEMM of the same shape model
+  double wgrad_rate = 1;          // a wgrad GEMM's rate, likewise
 };
 
 // The fit for GPU preset `gpu_name` ("h100-sxm", "h200-sxm", "b200", "gb200") and precision;
@@ -46,6 +48,9 @@ double gemm_shape_efficiency(const GemmKernelFit& fit, const GemmShape& shape, i
 // The pass a layer GEMM belongs to, from its label: `*_dgrad`, `*_wgrad`, else the forward.
 enum class GemmPass { Forward, Dgrad, Wgrad };
 GemmPass gemm_pass_of(std::string_view label);
+
+// The fit's rate for a GEMM of pass `pass` relative to the forward GEMM (1 for the forward).
+double gemm_pass_rate(const GemmKernelFit& fit, GemmPass pass);
 
 // Rate of FP8 recipe `recipe`'s GEMM kernel (`model.fp8_recipe`) relative to the per-tensor-scaled
 // FP8 kernel of the same shape and pass, on GPU preset `gpu_name`: below 1 for the block-scaled
