@@ -62,9 +62,10 @@ constexpr int kHopperSms = 132;
 // sums in ms: fprop 2.158 (FP8 current scaling) vs 2.365 (MXFP8), dgrad 2.329 vs 2.397, wgrad 2.325
 // vs 2.400. The ratio is of two kernels measured on one GPU in one run, so it carries to B200/GB200
 // whatever their absolute rate.
-constexpr double kBlackwellMxfp8Forward = 2.158 / 2.365;
-constexpr double kBlackwellMxfp8Dgrad = 2.329 / 2.397;
-constexpr double kBlackwellMxfp8Wgrad = 2.325 / 2.400;
+constexpr PassSums_ms kB300Mxfp8{2.365, 2.397, 2.400};
+constexpr double kBlackwellMxfp8Forward = kB300Fp8CurrentScaling.forward / kB300Mxfp8.forward;
+constexpr double kBlackwellMxfp8Dgrad = kB300Fp8CurrentScaling.dgrad / kB300Mxfp8.dgrad;
+constexpr double kBlackwellMxfp8Wgrad = kB300Fp8CurrentScaling.wgrad / kB300Mxfp8.wgrad;
 
 bool ends_with(std::string_view s, std::string_view tail) {
   return s.size() >= tail.size() && s.substr(s.size() - tail.size()) == tail;
